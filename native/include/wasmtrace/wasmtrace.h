@@ -1,0 +1,184 @@
+/*
+ * wasmtrace — in-page tracing and sampling profiler for Emscripten pthread apps.
+ *
+ * This header is the manual for the C surface. Two layers:
+ *   - real functions (wt_runtime_*, wt_session_*, wt_thread_*, wt_scope_*),
+ *     stable and documented below;
+ *   - instrumentation macros (WT_SCOPE, WT_BEGIN, WT_END, WT_THREAD_NAME) on
+ *     top, which compile to nothing when WASMTRACE_DISABLED is defined.
+ *
+ * Threads: every function here may be called from any thread unless its
+ * comment says otherwise. Hot-path functions (scopes, the
+ * -finstrument-functions hooks) never allocate after a thread's first use,
+ * never lock and never fail loudly: what they cannot record is counted, and
+ * the counts reach the trace.
+ */
+#ifndef WASMTRACE_WASMTRACE_H
+#define WASMTRACE_WASMTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WT_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WT_I_NOINSTR __attribute__((no_instrument_function))
+#else
+#define WT_I_NOINSTR
+#endif
+
+/* Status codes of control-path functions: 0 is success, negative is an error.
+ * wt_status_str() turns any of them into a short English message. */
+typedef enum wt_status {
+  WT_OK = 0,
+  WT_ERR_INVALID_ARG = -1,  /* a NULL or out-of-range argument */
+  WT_ERR_CONFIG = -2,       /* the config blob is malformed or invalid */
+  WT_ERR_NO_MEMORY = -3,    /* an allocation failed */
+  WT_ERR_THREAD = -4,       /* the wasmtrace worker could not be started */
+  WT_ERR_IO = -5,           /* the output file could not be opened or written */
+  WT_ERR_STATE = -6,        /* the operation does not fit the current state */
+  WT_ERR_LIMIT = -7,        /* a fixed limit (sessions, threads) was reached */
+  WT_ERR_NOT_FOUND = -8,    /* no session with that id */
+  WT_ERR_UNSUPPORTED = -9   /* a feature this build does not have */
+} wt_status;
+
+/* Returns a static, never-NULL message for a status (unknown codes included). */
+const char *wt_status_str(wt_status status);
+
+/* Lifecycle of a session. Transitions only move forward:
+ * STARTING -> RUNNING -> STOPPING -> STOPPED, or any of them -> FAILED. */
+typedef enum wt_session_state {
+  WT_SESSION_STARTING = 0,
+  WT_SESSION_RUNNING = 1,
+  WT_SESSION_STOPPING = 2,
+  WT_SESSION_STOPPED = 3,
+  WT_SESSION_FAILED = 4
+} wt_session_state;
+
+/* Returns "starting", "running", "stopping", "stopped" or "failed". */
+const char *wt_session_state_str(wt_session_state state);
+
+/* Counters of one session. samples_taken == samples_written + samples_dropped
+ * once the session is stopped. Byte counts are what reached the output file. */
+typedef struct wt_session_stats {
+  uint64_t samples_taken;         /* per-thread samples the sampler recorded */
+  uint64_t samples_written;       /* samples encoded into the output */
+  uint64_t samples_dropped;       /* samples lost: buffer full or stack unreadable */
+  uint64_t samples_dropped_full;  /* ... of which: session buffer full */
+  uint64_t samples_torn;          /* ... of which: stack changed during every copy try */
+  uint64_t events_written;        /* scope begin/end events encoded */
+  uint64_t events_dropped;        /* events lost: per-thread ring or session buffer full */
+  uint64_t ticks_missed;          /* sampler deadlines skipped because it ran late */
+  uint64_t bytes_encoded;         /* uncompressed trace bytes produced */
+  uint64_t bytes_written;         /* compressed bytes written to the output file */
+  uint32_t threads;               /* threads that appear in this session */
+  uint32_t buffer_high_water;     /* peak bytes held by the session's buffers */
+} wt_session_stats;
+
+/* Starts the runtime (registry and worker thread) if it is not running.
+ * Normally called for you before main() by a constructor, which also starts
+ * the startup sessions of the config blob. Idempotent. Main thread only for
+ * the first call: the worker takes one slot of the pthread pool, so link with
+ * -sPTHREAD_POOL_SIZE=<your threads + 1>. */
+wt_status wt_runtime_init(void);
+
+/* Starts a session described by one session object of the config blob
+ * (e.g. {"name":"later","sampling":{"intervalUs":500}}). On success stores
+ * the new session's id in *out_id. On a config error the session still
+ * exists in state FAILED with a message (wt_session_error), *out_id is set,
+ * and WT_ERR_CONFIG is returned; out_id may be NULL only if the id is not
+ * wanted. */
+wt_status wt_session_start(const char *session_json, int *out_id);
+
+/* Asks a session to stop. Returns at once: the worker finishes encoding and
+ * the output is complete when wt_session_state() reports STOPPED. Calling it
+ * again, or on a stopped or failed session, returns WT_OK and does nothing. */
+wt_status wt_session_stop(int session_id);
+
+/* Current state of a session; FAILED for an unknown id. */
+wt_session_state wt_session_state_get(int session_id);
+
+/* The error message of a FAILED session ("" otherwise). The string lives as
+ * long as the session, which is until the process ends. */
+const char *wt_session_error(int session_id);
+
+/* Copies a session's counters into *out. */
+wt_status wt_session_stats_get(int session_id, wt_session_stats *out);
+
+/* Number of sessions ever created (ids are 0 .. count-1). */
+int wt_session_count(void);
+
+/* Writes output produced by the worker to the sessions' files on the VFS.
+ * Main browser thread only (VFS writes from other threads are proxied to it
+ * and would block while it is busy). The JS shim calls this from a timer; a
+ * C program without the shim calls it from its main loop. Returns the number
+ * of bytes written. Never blocks on other threads. */
+size_t wt_io_pump(void);
+
+/* Names the calling thread in traces. The name is copied (at most 63 bytes).
+ * Without a name, threads are called "main" or "pthread <n>". */
+void wt_thread_set_name(const char *name);
+
+/* A static call site of a scope: the name is interned on first use. Used by
+ * the macros; declare one `static` per site if you call wt_scope_begin
+ * directly. */
+typedef struct wt_site {
+  const char *name;      /* must outlive the program (a string literal) */
+  const char *category;  /* reserved: the category of the scope */
+  uint32_t id;           /* 0 until first use; written by wasmtrace */
+} wt_site;
+
+/* Opens a scope on the calling thread: pushes its frame on the thread's
+ * shadow stack and records a begin event. Hot path. */
+void wt_scope_begin(wt_site *site) WT_I_NOINSTR;
+
+/* Closes the innermost scope of the calling thread. Hot path. */
+void wt_scope_end(void) WT_I_NOINSTR;
+
+/* ---- instrumentation macros ------------------------------------------- */
+
+#define WT_I_CAT2(a, b) a##b
+#define WT_I_CAT(a, b) WT_I_CAT2(a, b)
+
+WT_I_NOINSTR static inline void wt_i_scope_cleanup(int *unused) {
+  (void)unused;
+  wt_scope_end();
+}
+
+WT_I_NOINSTR static inline int wt_i_scope_enter(wt_site *site) {
+  wt_scope_begin(site);
+  return 0;
+}
+
+#ifndef WASMTRACE_DISABLED
+/* Traces the rest of the enclosing block as a scope named `name` (a string
+ * literal). Works in C (cleanup attribute) and C++. */
+#define WT_SCOPE(name)                                                        \
+  static wt_site WT_I_CAT(wt_i_site_, __LINE__) = {(name), "app", 0};        \
+  __attribute__((cleanup(wt_i_scope_cleanup), unused)) int                   \
+      WT_I_CAT(wt_i_scope_, __LINE__) =                                       \
+          wt_i_scope_enter(&WT_I_CAT(wt_i_site_, __LINE__))
+/* Opens a scope that WT_END() closes; the two must nest properly. */
+#define WT_BEGIN(name)                                                        \
+  do {                                                                        \
+    static wt_site wt_i_site_ = {(name), "app", 0};                           \
+    wt_scope_begin(&wt_i_site_);                                              \
+  } while (0)
+#define WT_END() wt_scope_end()
+#define WT_THREAD_NAME(name) wt_thread_set_name(name)
+#else
+#define WT_SCOPE(name) ((void)0)
+#define WT_BEGIN(name) ((void)0)
+#define WT_END() ((void)0)
+#define WT_THREAD_NAME(name) ((void)0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WASMTRACE_WASMTRACE_H */

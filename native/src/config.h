@@ -1,0 +1,68 @@
+/* The config blob (v1): parsing and validation. Keys are documented in
+ * config/wasmtrace.schema.json. Errors name the key path and the problem. */
+#ifndef WT_CONFIG_H
+#define WT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasmtrace/wasmtrace.h"
+
+#define WT_MAX_SESSIONS 16         /* sessions alive at once */
+#define WT_MAX_CATEGORIES 16
+#define WT_CATEGORY_MAX 32
+#define WT_NAME_MAX 64
+#define WT_PATH_MAX 256
+#define WT_ERROR_MAX 256
+
+typedef enum wt_format { WT_FORMAT_CHROME = 0 } wt_format;
+typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
+
+typedef struct wt_session_config {
+  char name[WT_NAME_MAX];
+  char output[WT_PATH_MAX];
+  wt_format format;
+  int gzip;             /* 1: gzip (default), 0: plain */
+  int gzip_level;       /* 1..9 */
+  int sampling;         /* 1: sample stacks (default) */
+  uint32_t interval_us; /* sampling period */
+  uint32_t duration_ms; /* 0: until stopped */
+  uint32_t max_buffer_kb;
+  wt_when_full when_full;
+  int category_count;
+  char categories[WT_MAX_CATEGORIES][WT_CATEGORY_MAX];
+} wt_session_config;
+
+/* One session entry of a parsed blob: valid, or an error message. */
+typedef struct wt_config_entry {
+  wt_session_config config;
+  int valid;
+  char error[WT_ERROR_MAX];
+} wt_config_entry;
+
+typedef struct wt_config {
+  int count;
+  wt_config_entry sessions[WT_MAX_SESSIONS];
+} wt_config;
+
+/* Fills *c with defaults for a session called `name`. */
+void wt_config_defaults(wt_session_config *c, const char *name);
+
+/* Parses a whole blob ({"sessions":[...]}). Returns WT_OK if the blob was
+ * readable at the top level (individual sessions may still be invalid: see
+ * entry.valid), or WT_ERR_CONFIG with a message in err (e.g. malformed JSON
+ * with its line and column) and no sessions. */
+wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *err,
+                          size_t errcap);
+
+/* Parses one session object given on its own (runtime sessions). The key
+ * paths in messages start with "session". default_name names it if the
+ * object has no "name". */
+wt_status wt_config_parse_session(const char *json, size_t len, const char *default_name,
+                                  wt_session_config *out, char *err, size_t errcap);
+
+/* 1 if a scope category matches one of the session's category patterns
+ * ("*", an exact name, or a prefix ending in '*'). */
+int wt_config_category_enabled(const wt_session_config *c, const char *category);
+
+#endif

@@ -1,0 +1,291 @@
+/* Chrome Trace Event encoder (JSON array format, so that a file cut short
+ * after a flush point still opens: readers accept a missing closing ']').
+ *
+ * Per thread: thread_name/thread_sort_index metadata, a "Profile" event and
+ * "ProfileChunk" events carrying a cpuProfile (nodes/samples/timeDeltas;
+ * DevTools and speedscope read CPU samples only from these), scopes as "X"
+ * events, and at the end one "X" event spanning the sampled time (DevTools
+ * gives a thread a track only if it has an X/B/E/I event). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+
+#define PID 1
+#define FLUSH_EVERY (64 * 1024) /* bytes of JSON between gzip sync points */
+
+static void event_start(wt_session *s) {
+  wt_json_lit(&s->json, s->header_written ? ",\n" : "[\n");
+  s->header_written = 1;
+}
+
+static int64_t us_int(double us) { return (int64_t)llround(us); }
+
+static void write_thread_name(wt_session *s, uint16_t slot, const char *name) {
+  wt_json *j = &s->json;
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_name\",\"pid\":1,\"tid\":");
+  wt_json_u64(j, slot + 1u);
+  wt_json_lit(j, ",\"ts\":0,\"args\":{\"name\":");
+  wt_json_string(j, name);
+  wt_json_lit(j, "}}");
+}
+
+static void announce(wt_session *s, uint16_t slot) {
+  wt_session_thread *st = &s->threads[slot];
+  if (st->announced) return;
+  st->announced = 1;
+  wt_thread *t = wt_registry_get(slot);
+  if (t) wt_registry_thread_name(t, st->announced_name);
+  else snprintf(st->announced_name, sizeof st->announced_name, "thread %u", (unsigned)slot);
+  write_thread_name(s, slot, st->announced_name);
+  wt_json *j = &s->json;
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":");
+  wt_json_u64(j, slot + 1u);
+  wt_json_lit(j, ",\"ts\":0,\"args\":{\"sort_index\":");
+  wt_json_u64(j, slot);
+  wt_json_lit(j, "}}");
+}
+
+static void write_header(wt_session *s) {
+  wt_json *j = &s->json;
+  const wt_session_config *c = &s->config;
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
+                 "\"ts\":0,\"args\":{\"name\":");
+  char name[WT_NAME_MAX + 32];
+  snprintf(name, sizeof name, "wasmtrace: %s", c->name);
+  wt_json_string(j, name);
+  wt_json_lit(j, "}}");
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"wasmtrace_session\",\"pid\":1,"
+                 "\"tid\":0,\"ts\":0,\"args\":{\"version\":\"" WT_VERSION_STRING "\",\"session\":");
+  wt_json_string(j, c->name);
+  wt_json_lit(j, ",\"format\":\"chrome\",\"output\":");
+  wt_json_string(j, c->output);
+  wt_json_lit(j, ",\"samplingEnabled\":");
+  wt_json_lit(j, c->sampling ? "true" : "false");
+  wt_json_lit(j, ",\"intervalUs\":");
+  wt_json_u64(j, c->interval_us);
+  wt_json_lit(j, ",\"durationMs\":");
+  wt_json_u64(j, c->duration_ms);
+  wt_json_lit(j, ",\"maxBufferKB\":");
+  wt_json_u64(j, c->max_buffer_kb);
+  wt_json_lit(j, ",\"whenFull\":");
+  wt_json_lit(j, c->when_full == WT_FULL_RING ? "\"ring\"" : "\"stop\"");
+  wt_json_lit(j, ",\"categories\":[");
+  for (int i = 0; i < c->category_count; i++) {
+    if (i) wt_json_lit(j, ",");
+    wt_json_string(j, c->categories[i]);
+  }
+  wt_json_lit(j, "],\"startTimeUs\":");
+  wt_json_double3(j, s->start_us);
+  wt_json_lit(j, "}}");
+}
+
+static void write_scope(wt_session *s, const wt_scope_rec *r) {
+  wt_json *j = &s->json;
+  announce(s, r->thread);
+  event_start(s);
+  char tmp[32];
+  wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"app\",\"name\":");
+  wt_json_string(j, wt_session_frame_name(r->id, tmp, sizeof tmp));
+  wt_json_lit(j, ",\"pid\":1,\"tid\":");
+  wt_json_u64(j, r->thread + 1u);
+  wt_json_lit(j, ",\"ts\":");
+  wt_json_double3(j, r->begin_us);
+  wt_json_lit(j, ",\"dur\":");
+  wt_json_double3(j, r->end_us - r->begin_us);
+  if (r->unfinished) wt_json_lit(j, ",\"args\":{\"unfinished\":true}");
+  wt_json_lit(j, "}");
+  atomic_fetch_add_explicit(&s->events_written, 1, memory_order_relaxed);
+}
+
+static void write_node(wt_session *s, uint32_t id) {
+  wt_json *j = &s->json;
+  const wt_node *n = &s->nodes[id - 1];
+  char tmp[32];
+  wt_json_lit(j, "{\"id\":");
+  wt_json_u64(j, id);
+  if (n->parent) {
+    wt_json_lit(j, ",\"parent\":");
+    wt_json_u64(j, n->parent);
+  }
+  wt_json_lit(j, ",\"callFrame\":{\"functionName\":");
+  wt_json_string(j, wt_session_frame_name(n->frame, tmp, sizeof tmp));
+  wt_json_lit(j, ",\"scriptId\":0,\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1}}");
+}
+
+/* Writes the not-yet-written ancestors of `id` and `id` itself, parents
+ * first. *first tracks the comma in the enclosing array. */
+static void emit_node_path(wt_session *s, uint32_t id, int *first) {
+  uint32_t chain[WT_MAX_DEPTH + 8];
+  int n = 0;
+  while (id && !s->nodes[id - 1].emitted && n < (int)(sizeof chain / sizeof chain[0])) {
+    chain[n++] = id;
+    id = s->nodes[id - 1].parent;
+  }
+  while (n--) {
+    if (!*first) wt_json_lit(&s->json, ",");
+    *first = 0;
+    write_node(s, chain[n]);
+    s->nodes[chain[n] - 1].emitted = 1;
+  }
+}
+
+/* One ProfileChunk for the samples of `slot` listed in idx[0..n). */
+static void write_chunk(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n) {
+  wt_json *j = &s->json;
+  wt_session_thread *st = &s->threads[slot];
+  announce(s, slot);
+  const wt_sample *first = &s->samples[idx[0]];
+  if (!st->profile_started) {
+    st->profile_started = 1;
+    st->prev_sample_us = (double)us_int(first->ts_us);
+    event_start(s);
+    wt_json_lit(j, "{\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"name\":\"Profile\",\"id\":\"0x");
+    char hex[16];
+    snprintf(hex, sizeof hex, "%x", slot + 1u);
+    wt_json_lit(j, hex);
+    wt_json_lit(j, "\",\"pid\":1,\"tid\":");
+    wt_json_u64(j, slot + 1u);
+    wt_json_lit(j, ",\"ts\":");
+    wt_json_i64(j, us_int(first->ts_us));
+    wt_json_lit(j, ",\"args\":{\"data\":{\"startTime\":");
+    wt_json_i64(j, us_int(first->ts_us));
+    wt_json_lit(j, "}}}");
+  }
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"name\":\"ProfileChunk\",\"id\":\"0x");
+  char hex[16];
+  snprintf(hex, sizeof hex, "%x", slot + 1u);
+  wt_json_lit(j, hex);
+  wt_json_lit(j, "\",\"pid\":1,\"tid\":");
+  wt_json_u64(j, slot + 1u);
+  wt_json_lit(j, ",\"ts\":");
+  wt_json_i64(j, us_int(s->samples[idx[n - 1]].ts_us));
+  wt_json_lit(j, ",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[");
+  int firstnode = 1;
+  for (size_t i = 0; i < n; i++) emit_node_path(s, s->samples[idx[i]].node, &firstnode);
+  wt_json_lit(j, "],\"samples\":[");
+  for (size_t i = 0; i < n; i++) {
+    if (i) wt_json_lit(j, ",");
+    wt_json_u64(j, s->samples[idx[i]].node);
+  }
+  wt_json_lit(j, "]},\"timeDeltas\":[");
+  int64_t prev = (int64_t)st->prev_sample_us;
+  for (size_t i = 0; i < n; i++) {
+    int64_t t = us_int(s->samples[idx[i]].ts_us);
+    if (i) wt_json_lit(j, ",");
+    wt_json_i64(j, t - prev);
+    prev = t;
+  }
+  st->prev_sample_us = (double)prev;
+  wt_json_lit(j, "]}}}");
+}
+
+static void write_footer(wt_session *s) {
+  wt_json *j = &s->json;
+  uint32_t nthreads = wt_registry_count();
+  for (uint32_t slot = 0; slot < nthreads && slot < WT_MAX_THREADS; slot++) {
+    wt_session_thread *st = &s->threads[slot];
+    if (!st->seen) continue;
+    announce(s, (uint16_t)slot);
+    char name[WT_THREAD_NAME_MAX];
+    wt_thread *t = wt_registry_get(slot);
+    if (t) {
+      wt_registry_thread_name(t, name);
+      if (strcmp(name, st->announced_name) != 0) write_thread_name(s, (uint16_t)slot, name);
+    }
+    if (st->root) {
+      event_start(s);
+      wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"wasmtrace\",\"name\":\"wasmtrace: sampled\",\"pid\":1,\"tid\":");
+      wt_json_u64(j, slot + 1u);
+      wt_json_lit(j, ",\"ts\":");
+      wt_json_double3(j, st->first_us);
+      wt_json_lit(j, ",\"dur\":");
+      wt_json_double3(j, st->last_us - st->first_us);
+      wt_json_lit(j, "}");
+    }
+  }
+  uint64_t torn = atomic_load(&s->samples_torn), full = atomic_load(&s->samples_dropped_full);
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"wasmtrace_stats\",\"pid\":1,\"tid\":0,"
+                 "\"ts\":0,\"args\":{\"samplesTaken\":");
+  wt_json_u64(j, atomic_load(&s->samples_taken));
+  wt_json_lit(j, ",\"samplesWritten\":");
+  wt_json_u64(j, atomic_load(&s->samples_written));
+  wt_json_lit(j, ",\"samplesDropped\":");
+  wt_json_u64(j, torn + full);
+  wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
+  wt_json_u64(j, full);
+  wt_json_lit(j, ",\"tornStack\":");
+  wt_json_u64(j, torn);
+  wt_json_lit(j, ",\"events\":");
+  wt_json_u64(j, atomic_load(&s->events_dropped));
+  wt_json_lit(j, ",\"threadsNotRegistered\":");
+  wt_json_u64(j, wt_registry_threads_dropped());
+  wt_json_lit(j, "},\"eventsWritten\":");
+  wt_json_u64(j, atomic_load(&s->events_written));
+  wt_json_lit(j, ",\"ticksMissed\":");
+  wt_json_u64(j, atomic_load(&s->ticks_missed));
+  wt_json_lit(j, ",\"threads\":");
+  wt_json_u64(j, atomic_load(&s->threads_seen));
+  wt_json_lit(j, ",\"startTimeUs\":");
+  wt_json_double3(j, s->start_us);
+  wt_json_lit(j, ",\"stopTimeUs\":");
+  wt_json_double3(j, s->stop_us);
+  wt_json_lit(j, ",\"bufferHighWaterBytes\":");
+  wt_json_u64(j, atomic_load(&s->high_water));
+  wt_json_lit(j, "}}\n]\n");
+}
+
+wt_status wt_chrome_encode_step(wt_session *s, size_t max_samples, int final) {
+  if (!s->header_written) write_header(s);
+
+  /* Scopes first: each is complete, order does not matter to readers. */
+  while (s->scope_count) {
+    write_scope(s, &s->scopes[s->scope_head]);
+    s->scope_head = (s->scope_head + 1) % s->scope_cap;
+    s->scope_count--;
+  }
+
+  size_t k = s->sample_count < max_samples ? s->sample_count : max_samples;
+  if (k) {
+    /* Counting sort of the batch by thread, keeping time order. */
+    uint32_t counts[WT_MAX_THREADS + 1];
+    memset(counts, 0, sizeof counts);
+    for (size_t i = 0; i < k; i++) counts[s->samples[(s->sample_head + i) % s->sample_cap].thread + 1]++;
+    for (int t = 0; t < WT_MAX_THREADS; t++) counts[t + 1] += counts[t];
+    uint32_t pos[WT_MAX_THREADS];
+    memcpy(pos, counts, sizeof pos);
+    for (size_t i = 0; i < k; i++) {
+      uint32_t at = (uint32_t)((s->sample_head + i) % s->sample_cap);
+      s->sort_tmp[pos[s->samples[at].thread]++] = at;
+    }
+    for (int t = 0; t < WT_MAX_THREADS; t++) {
+      uint32_t n = counts[t + 1] - counts[t];
+      if (n) write_chunk(s, (uint16_t)t, s->sort_tmp + counts[t], n);
+    }
+    s->sample_head = (s->sample_head + k) % s->sample_cap;
+    s->sample_count -= k;
+    atomic_fetch_add_explicit(&s->samples_written, k, memory_order_relaxed);
+  }
+
+  if (final) {
+    write_footer(s);
+    s->footer_written = 1;
+  }
+  wt_status st = wt_json_flush(&s->json);
+  uint64_t encoded = s->encoder_sink->bytes_in;
+  atomic_store_explicit(&s->bytes_encoded, encoded, memory_order_relaxed);
+  if (st != WT_OK) return st;
+  if (final) return wt_sink_close(s->encoder_sink);
+  if (encoded - s->last_flush_bytes >= FLUSH_EVERY) {
+    s->last_flush_bytes = encoded;
+    return wt_sink_flush(s->encoder_sink);
+  }
+  return WT_OK;
+}

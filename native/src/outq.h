@@ -1,0 +1,44 @@
+/* Output queue: compressed bytes travel from the worker to the main thread,
+ * which writes them to the VFS (wt_io_pump). Single producer (worker), single
+ * consumer (main thread), lock-free linked list of blocks. */
+#ifndef WT_OUTQ_H
+#define WT_OUTQ_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sink.h"
+
+#define WT_BLOCK_SIZE (64 * 1024)
+
+typedef struct wt_block {
+  _Atomic(struct wt_block *) next;
+  size_t len;
+  unsigned char *data; /* WT_BLOCK_SIZE bytes; freed once written */
+} wt_block;
+
+typedef struct wt_outq {
+  wt_sink base;              /* producer side, used as the innermost sink */
+  wt_block *tail;            /* producer-private */
+  wt_block *current;         /* producer-private: block being filled */
+  wt_block *head;            /* consumer-private: last consumed (dummy) */
+  _Atomic uint64_t bytes_queued;   /* producer adds when a block is queued */
+  _Atomic uint64_t bytes_consumed; /* consumer adds when a block is written */
+  _Atomic int closed;        /* producer queued its last block */
+  int alloc_failed;
+} wt_outq;
+
+wt_status wt_outq_init(wt_outq *q);
+/* Bytes queued and not yet consumed (any thread). */
+uint64_t wt_outq_in_flight(wt_outq *q);
+/* Consumer: takes the next block, or NULL. The caller frees it with
+ * wt_outq_release after writing it. */
+wt_block *wt_outq_pop(wt_outq *q);
+void wt_outq_release(wt_outq *q, wt_block *b);
+/* 1 once the producer closed and every block was popped. */
+int wt_outq_drained(wt_outq *q);
+/* Frees everything; neither side may use the queue any more. */
+void wt_outq_free(wt_outq *q);
+
+#endif

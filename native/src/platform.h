@@ -1,0 +1,38 @@
+/* Platform layer: clock, sleeping until a deadline, and main-thread checks.
+ * Two implementations: platform_emscripten.c (wasm) and platform_host.c
+ * (the host build used by the native unit tests). */
+#ifndef WT_PLATFORM_H
+#define WT_PLATFORM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "wasmtrace/wasmtrace.h"
+
+/* Monotonic time in microseconds. On the web it shares the main thread's
+ * time base (performance.now() * 1000), so timestamps from all threads line
+ * up. */
+double wt_platform_now_us(void) WT_I_NOINSTR;
+
+/* Sleeps until wt_platform_now_us() >= deadline_us or until *wake changes
+ * from `expected` (wt_platform_wake). Really sleeps (never spins): on the
+ * web through emscripten_futex_wait, on the host through a futex-like
+ * condition variable. Returns early on spurious wake-ups; callers loop. */
+void wt_platform_sleep_until(double deadline_us, _Atomic uint32_t *wake,
+                             uint32_t expected);
+
+/* Wakes a thread sleeping in wt_platform_sleep_until on `wake`. */
+void wt_platform_wake(_Atomic uint32_t *wake);
+
+/* 1 on the main browser thread (the thread that runs main()), else 0. */
+int wt_platform_is_main_thread(void) WT_I_NOINSTR;
+
+/* Prints one line to the console (console.error on the web, stderr on the
+ * host). */
+void wt_platform_log_error(const char *message);
+
+/* Returns a malloc'd copy of the startup config blob, or NULL if none was
+ * given. *source is set to a static description of where it came from. */
+char *wt_platform_read_config(const char **source);
+
+#endif

@@ -1,0 +1,65 @@
+/* Emscripten implementation of the platform layer. */
+#include "platform.h"
+
+#include <emscripten.h>
+#include <emscripten/threading.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Implemented in js/wasmtrace_library.js. */
+extern char *wt_js_read_config(int *source_kind);
+extern void wt_js_log_error(const char *message);
+
+double wt_platform_now_us(void) { return emscripten_get_now() * 1000.0; }
+
+void wt_platform_sleep_until(double deadline_us, _Atomic uint32_t *wake,
+                             uint32_t expected) {
+  double remaining_ms = (deadline_us - wt_platform_now_us()) / 1000.0;
+  if (remaining_ms <= 0) return;
+  /* emscripten_futex_wait really sleeps (Atomics.wait in a worker); the
+   * nanosleep family busy-spins below 0.1 ms, which would burn a core at
+   * high sampling rates. */
+  emscripten_futex_wait((volatile void *)wake, expected, remaining_ms);
+}
+
+void wt_platform_wake(_Atomic uint32_t *wake) {
+  atomic_fetch_add_explicit(wake, 1, memory_order_release);
+  emscripten_futex_wake((volatile void *)wake, 1);
+}
+
+int wt_platform_is_main_thread(void) {
+  return emscripten_is_main_browser_thread();
+}
+
+void wt_platform_log_error(const char *message) { wt_js_log_error(message); }
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  size_t n;
+  while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (cap - len < 2) {
+      char *bigger = realloc(buf, cap * 2);
+      if (!bigger) { free(buf); buf = NULL; break; }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+char *wt_platform_read_config(const char **source) {
+  int kind = 0;
+  char *blob = wt_js_read_config(&kind);
+  if (blob) {
+    *source = kind == 1 ? "Module.wasmtraceConfig" : "the 'wasmtrace' URL parameter";
+    return blob;
+  }
+  *source = "/wasmtrace.json";
+  return read_file("/wasmtrace.json");
+}

@@ -1,0 +1,199 @@
+/* Thread registry, scope-name interning and shadow-stack copies. */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* The registry part of the one global runtime object. */
+static struct {
+  pthread_mutex_t mutex;
+  _Atomic uint32_t count;
+  _Atomic(wt_thread *) threads[WT_MAX_THREADS];
+  _Atomic uint64_t threads_dropped;
+  pthread_key_t exit_key;
+  int exit_key_made;
+  /* Interned names: an open-addressing map from pointer to id, and the
+   * id -> name table. Names are string literals, so the pointer identifies
+   * them; two equal strings at different addresses get two ids with the
+   * same text, which the encoders merge by text. */
+  const char **names;     /* index -> name */
+  _Atomic uint32_t names_count;
+  const char **map_keys;  /* pointer hash map, size 2 * WT_MAX_NAMES */
+  uint32_t *map_ids;
+} reg = {.mutex = PTHREAD_MUTEX_INITIALIZER};
+
+enum { TLS_UNKNOWN = 0, TLS_REGISTERED = 1, TLS_EXCLUDED = 2 };
+static _Thread_local wt_thread *tls_self;
+static _Thread_local int tls_state;
+
+static void on_thread_exit(void *arg) {
+  wt_thread *t = arg;
+  atomic_store_explicit(&t->exited, 1, memory_order_release);
+}
+
+static wt_thread *register_self(void) {
+  if (tls_state != TLS_UNKNOWN) return NULL;
+  tls_state = TLS_EXCLUDED; /* also guards against re-entry while we register */
+  pthread_mutex_lock(&reg.mutex);
+  uint32_t slot = atomic_load_explicit(&reg.count, memory_order_relaxed);
+  wt_thread *t = NULL;
+  if (slot < WT_MAX_THREADS) {
+    t = aligned_alloc(64, sizeof(wt_thread));
+    if (t) {
+      memset(t, 0, sizeof *t);
+      t->slot = slot;
+      t->is_main = wt_platform_is_main_thread();
+      if (t->is_main)
+        snprintf(t->name, sizeof t->name, "main");
+      else
+        snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)slot);
+      if (!reg.exit_key_made) {
+        reg.exit_key_made = pthread_key_create(&reg.exit_key, on_thread_exit) == 0;
+      }
+      if (reg.exit_key_made && !t->is_main) pthread_setspecific(reg.exit_key, t);
+      atomic_store_explicit(&reg.threads[slot], t, memory_order_release);
+      atomic_store_explicit(&reg.count, slot + 1, memory_order_release);
+    }
+  }
+  if (!t) atomic_fetch_add_explicit(&reg.threads_dropped, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&reg.mutex);
+  if (t) {
+    tls_self = t;
+    tls_state = TLS_REGISTERED;
+  }
+  return t;
+}
+
+wt_thread *wt_thread_self(void) {
+  wt_thread *t = tls_self;
+  if (__builtin_expect(t != NULL, 1)) return t;
+  return register_self();
+}
+
+void wt_registry_exclude_self(void) {
+  if (tls_state == TLS_UNKNOWN) tls_state = TLS_EXCLUDED;
+}
+
+uint32_t wt_registry_count(void) {
+  return atomic_load_explicit(&reg.count, memory_order_acquire);
+}
+
+wt_thread *wt_registry_get(uint32_t slot) {
+  if (slot >= WT_MAX_THREADS) return NULL;
+  return atomic_load_explicit(&reg.threads[slot], memory_order_acquire);
+}
+
+void wt_registry_thread_name(const wt_thread *t, char *out) {
+  pthread_mutex_lock(&reg.mutex);
+  memcpy(out, t->name, WT_THREAD_NAME_MAX);
+  pthread_mutex_unlock(&reg.mutex);
+  out[WT_THREAD_NAME_MAX - 1] = '\0';
+}
+
+void wt_thread_set_name(const char *name) {
+  wt_thread *t = wt_thread_self();
+  if (!t || !name) return;
+  pthread_mutex_lock(&reg.mutex);
+  snprintf(t->name, sizeof t->name, "%s", name);
+  pthread_mutex_unlock(&reg.mutex);
+}
+
+uint64_t wt_registry_threads_dropped(void) {
+  return atomic_load_explicit(&reg.threads_dropped, memory_order_relaxed);
+}
+
+static uint32_t hash_ptr(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+uint32_t wt_registry_intern(const char *name) {
+  if (!name) return 0;
+  uint32_t id = 0;
+  pthread_mutex_lock(&reg.mutex);
+  if (!reg.names) {
+    reg.names = calloc(WT_MAX_NAMES, sizeof *reg.names);
+    reg.map_keys = calloc(2 * WT_MAX_NAMES, sizeof *reg.map_keys);
+    reg.map_ids = calloc(2 * WT_MAX_NAMES, sizeof *reg.map_ids);
+    if (!reg.names || !reg.map_keys || !reg.map_ids) {
+      free(reg.names);
+      free(reg.map_keys);
+      free(reg.map_ids);
+      reg.names = NULL;
+      reg.map_keys = NULL;
+      reg.map_ids = NULL;
+      pthread_mutex_unlock(&reg.mutex);
+      return 0;
+    }
+  }
+  uint32_t mask = 2 * WT_MAX_NAMES - 1;
+  for (uint32_t i = hash_ptr(name) & mask;; i = (i + 1) & mask) {
+    if (reg.map_keys[i] == name) {
+      id = reg.map_ids[i];
+      break;
+    }
+    if (!reg.map_keys[i]) {
+      uint32_t index = atomic_load_explicit(&reg.names_count, memory_order_relaxed);
+      if (index >= WT_MAX_NAMES) break; /* full: id stays 0 */
+      reg.names[index] = name;
+      reg.map_keys[i] = name;
+      reg.map_ids[i] = id = WT_FRAME_SCOPE_BIT | index;
+      atomic_store_explicit(&reg.names_count, index + 1, memory_order_release);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&reg.mutex);
+  return id;
+}
+
+const char *wt_registry_scope_name(uint32_t id) {
+  if (!(id & WT_FRAME_SCOPE_BIT)) return NULL;
+  uint32_t index = id & ~WT_FRAME_SCOPE_BIT;
+  if (index >= atomic_load_explicit(&reg.names_count, memory_order_acquire)) return NULL;
+  return reg.names[index];
+}
+
+int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth) {
+  for (int attempt = 0; attempt < 8; attempt++) {
+    uint64_t before = atomic_load_explicit(&t->top, memory_order_acquire);
+    uint32_t d = WT_TOP_DEPTH(before);
+    uint32_t n = d < WT_MAX_DEPTH ? d : WT_MAX_DEPTH;
+    for (uint32_t i = 0; i < n; i++)
+      out[i] = atomic_load_explicit(&t->frames[i], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t after = atomic_load_explicit(&t->top, memory_order_relaxed);
+    if (WT_TOP_PUSHES(after) == WT_TOP_PUSHES(before)) {
+      *depth = d;
+      return (int)n;
+    }
+  }
+  return -1;
+}
+
+void wt_registry_reset_for_testing(void) {
+  pthread_mutex_lock(&reg.mutex);
+  uint32_t n = atomic_load_explicit(&reg.count, memory_order_relaxed);
+  for (uint32_t i = 0; i < n; i++) {
+    free(atomic_load_explicit(&reg.threads[i], memory_order_relaxed));
+    atomic_store_explicit(&reg.threads[i], NULL, memory_order_relaxed);
+  }
+  atomic_store_explicit(&reg.count, 0, memory_order_relaxed);
+  atomic_store_explicit(&reg.threads_dropped, 0, memory_order_relaxed);
+  free(reg.names);
+  free(reg.map_keys);
+  free(reg.map_ids);
+  reg.names = NULL;
+  reg.map_keys = NULL;
+  reg.map_ids = NULL;
+  atomic_store_explicit(&reg.names_count, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&reg.mutex);
+  tls_self = NULL;
+  tls_state = TLS_UNKNOWN;
+}

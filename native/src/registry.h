@@ -1,0 +1,151 @@
+/* Thread registry, shadow stacks and the per-thread event ring.
+ *
+ * Every app thread that touches wasmtrace registers itself on first use and
+ * gets a wt_thread, which is never freed (the sampler may read it at any
+ * time, even after the thread exited). The owning thread is the only writer
+ * of `top`, `frames` and the ring's write index; the worker is the only
+ * reader of them and the only writer of the ring's read index, which lives on
+ * its own cache line so the owner's hot line is never written by the worker.
+ *
+ * Shadow stack publication (one writer, one concurrent reader):
+ *   top = (pushes << 16) | depth
+ *   push: frames[depth] = id; publish top + (1 << 16) + 1
+ *   pop:  publish top - 1
+ * A reader loads top, copies frames[0..depth), loads top again; if the push
+ * count did not change, no frame it copied was overwritten, so the copy is
+ * the stack as it was at the first load. A frame is only ever overwritten by
+ * a push, and every push bumps the count.
+ */
+#ifndef WT_REGISTRY_H
+#define WT_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "wasmtrace/wasmtrace.h"
+
+#define WT_MAX_THREADS 256      /* threads registered over the process life */
+#define WT_MAX_DEPTH 256        /* frames kept per shadow stack */
+#define WT_RING_CAPACITY 4096   /* events per thread ring (power of two) */
+#define WT_MAX_NAMES 65536      /* distinct scope names */
+#define WT_THREAD_NAME_MAX 64
+
+/* Frame ids: values below WT_FRAME_SCOPE_BIT are wasm table indices from the
+ * -finstrument-functions hooks; scope frames have the bit set and carry the
+ * index of their interned name. */
+#define WT_FRAME_SCOPE_BIT 0x80000000u
+
+#define WT_TOP_DEPTH(top) ((uint32_t)((top) & 0xffffu))
+#define WT_TOP_PUSHES(top) ((top) >> 16)
+
+/* Publishing stores on the hot path. In wasm, an atomic store costs
+ * ~15 ns whatever its order (ENVIRONMENT.md), a plain store ~1 ns; V8 keeps
+ * plain stores in program order and x86 keeps them in order for other
+ * cores, so the wasm build uses plain stores behind a compiler barrier and
+ * the reader validates what it copies. The host build uses release stores
+ * (a plain move on x86) so that ThreadSanitizer sees the real protocol. */
+#ifdef __EMSCRIPTEN__
+#define WT_I_PUBLISH_U64(ptr, value)                    \
+  do {                                                  \
+    atomic_signal_fence(memory_order_seq_cst);          \
+    *(volatile uint64_t *)(void *)(ptr) = (value);      \
+  } while (0)
+#define WT_I_PUBLISH_U32(ptr, value)                    \
+  do {                                                  \
+    atomic_signal_fence(memory_order_seq_cst);          \
+    *(volatile uint32_t *)(void *)(ptr) = (value);      \
+  } while (0)
+#define WT_I_STORE_FRAME(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
+#define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
+#define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
+#else
+#define WT_I_PUBLISH_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
+#define WT_I_PUBLISH_U32(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
+#define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
+#define WT_I_LOAD_OWN_U64(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
+#define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
+#endif
+
+enum { WT_EVENT_BEGIN = 1, WT_EVENT_END = 2 };
+#define WT_EVENT_GAP 0x80u /* events were dropped just before this one */
+#define WT_EVENT_KIND(info) ((info) & 0x7fu)
+#define WT_EVENT_DEPTH(info) ((info) >> 8)
+
+/* One event in a thread's ring: 16 bytes, fixed layout. `depth` is the
+ * shadow-stack depth below the scope (before its push, after its pop), so
+ * the worker can pair BEGIN and END even when the ring dropped some. */
+typedef struct wt_event {
+  double ts_us;
+  uint32_t id;    /* frame id (scope name) for BEGIN; unused for END */
+  uint32_t info;  /* kind | WT_EVENT_GAP | depth << 8 */
+} wt_event;
+_Static_assert(sizeof(wt_event) == 16, "wt_event must stay 16 bytes");
+
+/* Worker-private bookkeeping of open scopes per thread (see worker.c). */
+typedef struct wt_open_scope {
+  double begin_us;
+  uint32_t id;
+  uint32_t pad;
+} wt_open_scope;
+
+typedef struct wt_thread {
+  /* --- owner-written hot line(s) ---------------------------------------- */
+  _Alignas(64) _Atomic uint64_t top;
+  _Atomic uint32_t frames[WT_MAX_DEPTH];
+  _Atomic uint32_t ring_write;    /* free-running; owner writes */
+  uint32_t ring_read_cache;       /* owner's last view of ring_read */
+  uint32_t overflow;              /* owner-only: pushes past depth 0xffff */
+  uint32_t ring_gap;              /* owner-only: an event was dropped */
+  _Atomic uint64_t ring_dropped;  /* events dropped because the ring was full */
+  wt_event ring[WT_RING_CAPACITY];
+
+  /* --- worker-written line ---------------------------------------------- */
+  _Alignas(64) _Atomic uint32_t ring_read;  /* free-running; worker writes */
+  uint32_t open_depth;                      /* worker-private from here on */
+  wt_open_scope open[WT_MAX_DEPTH];
+
+  /* --- control-path fields (registry mutex) -------------------------------- */
+  _Alignas(64) uint32_t slot;
+  int is_main;
+  _Atomic int exited;  /* 1 once the thread has exited */
+  char name[WT_THREAD_NAME_MAX];
+} wt_thread;
+
+/* The calling thread's wt_thread, registering it on first use; NULL if the
+ * registry is full or the thread is the wasmtrace worker. Hot path. */
+wt_thread *wt_thread_self(void) WT_I_NOINSTR;
+
+/* Marks the calling thread as never to be registered (the worker). */
+void wt_registry_exclude_self(void);
+
+/* Number of registered threads (slots 0 .. n-1 are valid). Any thread. */
+uint32_t wt_registry_count(void) WT_I_NOINSTR;
+
+/* The thread in `slot`, or NULL. Any thread. */
+wt_thread *wt_registry_get(uint32_t slot) WT_I_NOINSTR;
+
+/* Copies the thread's name into out (size WT_THREAD_NAME_MAX). */
+void wt_registry_thread_name(const wt_thread *t, char *out);
+
+/* Interns a scope name: the same pointer always gets the same id (with
+ * WT_FRAME_SCOPE_BIT set). Returns 0 if the name table is full. Takes the
+ * registry mutex: call once per site, not per event. */
+uint32_t wt_registry_intern(const char *name);
+
+/* The name of an interned scope id, or NULL. Any thread. */
+const char *wt_registry_scope_name(uint32_t id);
+
+/* Threads the registry could not take (limit reached). */
+uint64_t wt_registry_threads_dropped(void);
+
+/* Copies a thread's shadow stack. Returns the number of frames copied into
+ * out (capacity WT_MAX_DEPTH) and stores the true depth in *depth (which may
+ * be larger than WT_MAX_DEPTH), or -1 if the stack changed during every try
+ * (the caller counts it as a torn sample). Worker only. */
+int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth);
+
+/* Frees everything and forgets all threads. Tests only, no other thread may
+ * be using wasmtrace. */
+void wt_registry_reset_for_testing(void);
+
+#endif

@@ -1,0 +1,38 @@
+/* The one global runtime object: session table, worker thread, wake word. */
+#ifndef WT_RUNTIME_H
+#define WT_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "session.h"
+
+typedef struct wt_runtime {
+  pthread_mutex_t mutex; /* session creation only; never held while waiting */
+  wt_session *sessions[WT_MAX_SESSION_IDS];
+  _Atomic int session_count;
+  pthread_t worker;
+  _Atomic int worker_state; /* 0 none, 1 running, 2 failed to start */
+  _Atomic int shutdown;
+  _Atomic uint32_t wake;    /* bumped to wake the worker */
+  char config_error[WT_ERROR_MAX];
+  int startup_ids[WT_MAX_SESSIONS];
+  int startup_count;
+} wt_runtime;
+
+extern wt_runtime wt_rt;
+
+/* The worker thread's entry point (worker.c). */
+void *wt_worker_main(void *arg);
+
+/* Wakes the worker (new session, stop request). Any thread. */
+void wt_runtime_wake(void);
+
+/* Reads the startup config blob and starts its sessions (runs before main()
+ * in the wasm build). */
+void wt_runtime_start_from_config(void);
+
+/* Stops the worker and frees every session. Tests only (host build). */
+void wt_runtime_shutdown_for_testing(void);
+
+#endif

@@ -1,0 +1,265 @@
+/* Session buffers: samples as call-tree nodes, scopes, bounded memory. */
+#include "session.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* How a session's memory limit is split between its buffers. Fixed
+ * per-session overhead (the zlib state, this struct) is not included. */
+#define SHARE_SAMPLES 40 /* percent: pending samples (+ sort scratch) */
+#define SHARE_SCOPES 15  /* pending scope records */
+#define SHARE_NODES 20   /* the call tree and its hash table */
+#define SHARE_OUT 25     /* compressed output waiting for the main thread */
+#define SAMPLE_BYTES (sizeof(wt_sample) + sizeof(uint32_t))
+#define NODE_BYTES (sizeof(wt_node) + 2 * sizeof(uint32_t))
+#define INITIAL_ENTRIES 1024
+
+void wt_session_fail(wt_session *s, const char *fmt, ...) {
+  int st = atomic_load_explicit(&s->state, memory_order_acquire);
+  if (st == WT_SESSION_FAILED || st == WT_SESSION_STOPPED) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->error, sizeof s->error, fmt, ap);
+  va_end(ap);
+  atomic_store_explicit(&s->state, WT_SESSION_FAILED, memory_order_release);
+  char line[WT_ERROR_MAX + 80];
+  snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
+  wt_platform_log_error(line);
+}
+
+size_t wt_session_memory(const wt_session *s) {
+  return s->sample_cap * SAMPLE_BYTES + s->scope_cap * sizeof(wt_scope_rec) +
+         s->node_cap * NODE_BYTES + (size_t)wt_outq_in_flight((wt_outq *)&s->out);
+}
+
+static void note_memory(wt_session *s) {
+  size_t m = wt_session_memory(s);
+  if (m > atomic_load_explicit(&s->high_water, memory_order_relaxed))
+    atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
+}
+
+wt_status wt_session_setup(wt_session *s, double now_us) {
+  size_t limit = (size_t)s->config.max_buffer_kb * 1024;
+  s->budget_samples = limit / 100 * SHARE_SAMPLES / SAMPLE_BYTES;
+  s->budget_scopes = limit / 100 * SHARE_SCOPES / sizeof(wt_scope_rec);
+  s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
+  s->budget_out = limit / 100 * SHARE_OUT;
+  s->start_us = now_us;
+  s->next_sample_us = now_us;
+  wt_status st = wt_outq_init(&s->out);
+  if (st != WT_OK) return st;
+  if (s->config.gzip) {
+    st = wt_gzip_sink_init(&s->gzip, &s->out.base, s->config.gzip_level);
+    if (st != WT_OK) return st;
+    s->encoder_sink = &s->gzip.base;
+  } else {
+    s->encoder_sink = &s->out.base;
+  }
+  wt_json_init(&s->json, s->encoder_sink);
+  return WT_OK;
+}
+
+void wt_session_free_buffers(wt_session *s) {
+  free(s->samples);
+  free(s->scopes);
+  free(s->nodes);
+  free(s->node_hash);
+  free(s->sort_tmp);
+  s->samples = NULL;
+  s->scopes = NULL;
+  s->nodes = NULL;
+  s->node_hash = NULL;
+  s->sort_tmp = NULL;
+  s->sample_cap = s->scope_cap = 0;
+  s->node_cap = s->node_count = 0;
+  s->sample_count = s->scope_count = 0;
+  wt_gzip_sink_free(&s->gzip);
+}
+
+/* Grows a ring buffer (head/count/cap) to new_cap, keeping order. */
+static int grow_ring(void **buf, size_t elem, size_t *head, size_t count, size_t *cap,
+                     size_t new_cap) {
+  unsigned char *fresh = malloc(new_cap * elem);
+  if (!fresh) return 0;
+  unsigned char *old = *buf;
+  for (size_t i = 0; i < count; i++)
+    memcpy(fresh + i * elem, old + ((*head + i) % *cap) * elem, elem);
+  free(old);
+  *buf = fresh;
+  *head = 0;
+  *cap = new_cap;
+  return 1;
+}
+
+/* Makes room for one more entry: grows up to the budget, then applies the
+ * session's full policy. Returns 1 if an entry may be appended, 0 if the new
+ * entry must be dropped. *evicted is set when the oldest entry was dropped. */
+static int make_room(wt_session *s, void **buf, size_t elem, size_t *head, size_t *count,
+                     size_t *cap, size_t budget, int *evicted) {
+  *evicted = 0;
+  if (*count < *cap) return 1;
+  if (*cap < budget) {
+    size_t new_cap = *cap ? *cap * 2 : INITIAL_ENTRIES;
+    if (new_cap > budget) new_cap = budget;
+    if (grow_ring(buf, elem, head, *count, cap, new_cap)) {
+      note_memory(s);
+      return 1;
+    }
+  }
+  if (s->config.when_full == WT_FULL_RING && *cap > 0) {
+    *head = (*head + 1) % *cap;
+    (*count)--;
+    *evicted = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static uint32_t hash3(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t x = ((uint64_t)a << 32 | b) ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 29;
+  return (uint32_t)x;
+}
+
+static void hash_insert(wt_session *s, uint32_t id) {
+  const wt_node *n = &s->nodes[id - 1];
+  uint32_t mask = 2 * s->node_cap - 1;
+  uint32_t i = hash3(n->thread, n->parent, n->frame) & mask;
+  while (s->node_hash[i]) i = (i + 1) & mask;
+  s->node_hash[i] = id;
+}
+
+static int grow_nodes(wt_session *s) {
+  if (s->node_cap >= s->budget_nodes) return 0;
+  uint32_t new_cap = s->node_cap ? s->node_cap * 2 : INITIAL_ENTRIES;
+  while (new_cap & (new_cap - 1)) new_cap &= new_cap - 1; /* power of two */
+  if (new_cap > s->budget_nodes) {
+    /* The last step may not double: round the budget down to a power of two. */
+    uint32_t b = (uint32_t)s->budget_nodes;
+    while (b & (b - 1)) b &= b - 1;
+    if (b <= s->node_cap) return 0;
+    new_cap = b;
+  }
+  wt_node *nodes = realloc(s->nodes, new_cap * sizeof *nodes);
+  if (!nodes) return 0;
+  s->nodes = nodes;
+  uint32_t *hash = calloc(2 * (size_t)new_cap, sizeof *hash);
+  if (!hash) return 0;
+  free(s->node_hash);
+  s->node_hash = hash;
+  s->node_cap = new_cap;
+  for (uint32_t id = 1; id <= s->node_count; id++) hash_insert(s, id);
+  note_memory(s);
+  return 1;
+}
+
+/* The node for (thread, parent, frame), created if needed; 0 if the table
+ * is full. */
+static uint32_t node_get(wt_session *s, uint16_t thread, uint32_t parent, uint32_t frame) {
+  if (s->node_cap) {
+    uint32_t mask = 2 * s->node_cap - 1;
+    for (uint32_t i = hash3(thread, parent, frame) & mask;; i = (i + 1) & mask) {
+      uint32_t id = s->node_hash[i];
+      if (!id) break;
+      const wt_node *n = &s->nodes[id - 1];
+      if (n->parent == parent && n->frame == frame && n->thread == thread) return id;
+    }
+  }
+  if (s->node_count == s->node_cap && !grow_nodes(s)) return 0;
+  uint32_t id = ++s->node_count;
+  s->nodes[id - 1] = (wt_node){.parent = parent, .frame = frame, .thread = thread};
+  hash_insert(s, id);
+  return id;
+}
+
+static wt_session_thread *see_thread(wt_session *s, uint16_t slot) {
+  wt_session_thread *st = &s->threads[slot];
+  if (!st->seen) {
+    st->seen = 1;
+    atomic_fetch_add_explicit(&s->threads_seen, 1, memory_order_relaxed);
+  }
+  return st;
+}
+
+void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
+                              double ts_us) {
+  atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
+  wt_session_thread *st = see_thread(s, slot);
+  int evicted;
+  if (!make_room(s, (void **)&s->samples, sizeof(wt_sample), &s->sample_head,
+                 &s->sample_count, &s->sample_cap, s->budget_samples, &evicted)) {
+    atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
+    return;
+  }
+  if (evicted) atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
+  if (!s->sort_tmp || s->sample_cap > s->last_sort_cap) {
+    uint32_t *tmp = realloc(s->sort_tmp, s->sample_cap * sizeof *tmp);
+    if (tmp) {
+      s->sort_tmp = tmp;
+      s->last_sort_cap = s->sample_cap;
+    }
+  }
+  if (!st->root) {
+    st->root = node_get(s, slot, 0, WT_NODE_ROOT);
+    st->first_us = ts_us;
+  }
+  uint32_t node = st->root;
+  if (n == 0) {
+    if (!st->idle) st->idle = node_get(s, slot, st->root, WT_NODE_IDLE);
+    node = st->idle;
+  } else {
+    for (int i = 0; i < n && node; i++) {
+      uint32_t child = node_get(s, slot, node, frames[i]);
+      if (!child) {
+        if (!st->truncated) st->truncated = node_get(s, slot, node, WT_NODE_TRUNCATED);
+        child = st->truncated ? st->truncated : node;
+        node = child;
+        break;
+      }
+      node = child;
+    }
+  }
+  if (!node) node = st->root; /* table full before the root existed */
+  st->last_us = ts_us;
+  wt_sample *dst = &s->samples[(s->sample_head + s->sample_count) % s->sample_cap];
+  *dst = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot};
+  s->sample_count++;
+}
+
+void wt_session_record_torn(wt_session *s) {
+  atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->samples_torn, 1, memory_order_relaxed);
+}
+
+void wt_session_record_scope(wt_session *s, const wt_scope_rec *rec) {
+  see_thread(s, rec->thread);
+  int evicted;
+  if (!make_room(s, (void **)&s->scopes, sizeof(wt_scope_rec), &s->scope_head, &s->scope_count,
+                 &s->scope_cap, s->budget_scopes, &evicted)) {
+    atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
+    return;
+  }
+  if (evicted) atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
+  s->scopes[(s->scope_head + s->scope_count) % s->scope_cap] = *rec;
+  s->scope_count++;
+}
+
+const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {
+  switch (frame) {
+    case WT_NODE_ROOT: return "(root)";
+    case WT_NODE_IDLE: return "(idle)";
+    case WT_NODE_TRUNCATED: return "(truncated)";
+    default: break;
+  }
+  if (frame & WT_FRAME_SCOPE_BIT) {
+    const char *name = wt_registry_scope_name(frame);
+    return name ? name : "(unknown scope)";
+  }
+  snprintf(tmp, cap, "wasm-function[%u]", (unsigned)frame);
+  return tmp;
+}

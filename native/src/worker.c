@@ -1,0 +1,248 @@
+/* The wasmtrace worker: one pthread that samples every registered thread at
+ * absolute deadlines, drains the event rings, and encodes output in the
+ * time left between deadlines. It never touches the VFS and never waits on
+ * another thread: its only blocking call is the timed sleep. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+#include "runtime.h"
+
+#define IDLE_SLEEP_US 20000.0     /* when no session samples */
+#define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline */
+#define ENCODE_BATCH 2048         /* samples per encode step */
+#define ENCODE_AFTER_US 100000.0  /* encode at least this often... */
+#define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
+
+typedef struct worker_state {
+  uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot */
+  int *depths;                      /* frames copied, or -1 if torn */
+  double last_encode_us[WT_MAX_SESSION_IDS];
+} worker_state;
+
+static int active(wt_session *s) {
+  int st = atomic_load_explicit(&s->state, memory_order_acquire);
+  return st == WT_SESSION_RUNNING || st == WT_SESSION_STOPPING;
+}
+
+/* Moves completed scopes from every thread's ring into running sessions. */
+static void drain_rings(int nsessions) {
+  uint32_t nthreads = wt_registry_count();
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t) continue;
+    uint32_t r = atomic_load_explicit(&t->ring_read, memory_order_relaxed);
+    uint32_t w = atomic_load_explicit(&t->ring_write, memory_order_acquire);
+    for (; r != w; r++) {
+      const wt_event *e = &t->ring[r & (WT_RING_CAPACITY - 1)];
+      uint32_t info = e->info, depth = WT_EVENT_DEPTH(info);
+      if (info & WT_EVENT_GAP) {
+        /* Events were lost before this one: pairs that straddle the gap
+         * cannot be trusted. */
+        for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) t->open[d].id = 0;
+      }
+      if (depth >= WT_MAX_DEPTH) continue;
+      if (WT_EVENT_KIND(info) == WT_EVENT_BEGIN) {
+        t->open[depth] = (wt_open_scope){.begin_us = e->ts_us, .id = e->id ? e->id : 1};
+      } else if (t->open[depth].id) {
+        wt_scope_rec rec = {.begin_us = t->open[depth].begin_us, .end_us = e->ts_us,
+                            .id = t->open[depth].id, .thread = (uint16_t)slot};
+        if (rec.id == 1) rec.id = 0;
+        t->open[depth].id = 0;
+        for (int i = 0; i < nsessions; i++) {
+          wt_session *s = wt_rt.sessions[i];
+          if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING)
+            continue;
+          if (rec.begin_us < s->start_us) continue;
+          if (!wt_config_category_enabled(&s->config, "app")) continue;
+          wt_session_record_scope(s, &rec);
+        }
+      }
+    }
+    atomic_store_explicit(&t->ring_read, r, memory_order_release);
+  }
+}
+
+/* Ends the scopes still open on every thread for a session that stops:
+ * they are written as unfinished, ending at the stop time. */
+static void close_open_scopes(wt_session *s, double now) {
+  if (!wt_config_category_enabled(&s->config, "app")) return;
+  uint32_t nthreads = wt_registry_count();
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t) continue;
+    for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) {
+      if (!t->open[d].id || t->open[d].begin_us < s->start_us) continue;
+      wt_scope_rec rec = {.begin_us = t->open[d].begin_us, .end_us = now,
+                          .id = t->open[d].id == 1 ? 0 : t->open[d].id,
+                          .thread = (uint16_t)slot, .unfinished = 1};
+      wt_session_record_scope(s, &rec);
+    }
+  }
+}
+
+/* Copies every live thread's stack once. */
+static void snapshot(worker_state *ws, uint32_t nthreads) {
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t || atomic_load_explicit(&t->exited, memory_order_acquire)) {
+      ws->depths[slot] = -2; /* not sampled */
+      continue;
+    }
+    uint32_t depth;
+    ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth);
+  }
+}
+
+static void start_session(wt_session *s, double now) {
+  wt_status st = wt_session_setup(s, now);
+  if (st != WT_OK) {
+    wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
+    return;
+  }
+  int expected = WT_SESSION_STARTING;
+  atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
+}
+
+/* Encodes one step of a session if it is due. Returns 1 if it did work. */
+static int encode_session(worker_state *ws, wt_session *s, double now) {
+  int st = atomic_load_explicit(&s->state, memory_order_acquire);
+  if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
+  if (s->footer_written) return 0;
+  int stopping = st == WT_SESSION_STOPPING;
+  /* Bounded output: wait for the main thread to write what is queued. */
+  if (wt_outq_in_flight(&s->out) + WT_BLOCK_SIZE > s->budget_out && s->budget_out > WT_BLOCK_SIZE)
+    return 0;
+  int has_data = s->sample_count > 0 || s->scope_count > 0;
+  int stale = has_data && now - ws->last_encode_us[s->id] >= ENCODE_AFTER_US;
+  int filling = s->sample_count * 100 >= s->sample_cap * ENCODE_WHEN_FULL_PCT;
+  if (!stopping && !stale && !filling) return 0;
+  int final = stopping && s->sample_count <= ENCODE_BATCH;
+  wt_status rc = wt_chrome_encode_step(s, ENCODE_BATCH, final);
+  ws->last_encode_us[s->id] = now;
+  if (rc != WT_OK) {
+    wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
+    return 0;
+  }
+  if (final) wt_session_free_buffers(s);
+  return 1;
+}
+
+void *wt_worker_main(void *arg) {
+  (void)arg;
+  wt_registry_exclude_self();
+  worker_state *ws = calloc(1, sizeof *ws);
+  uint32_t(*stacks)[WT_MAX_DEPTH] = calloc(WT_MAX_THREADS, sizeof *stacks);
+  int *depths = calloc(WT_MAX_THREADS, sizeof *depths);
+  if (!ws || !stacks || !depths) {
+    wt_platform_log_error("worker: out of memory; no session will record");
+    atomic_store(&wt_rt.worker_state, 2);
+    return NULL;
+  }
+  ws->stacks = stacks;
+  ws->depths = depths;
+
+  while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
+    uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
+    double now = wt_platform_now_us();
+    int nsessions = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
+
+    /* Lifecycle: adopt new sessions, honour stop requests and durations. */
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (!s) continue;
+      int st = atomic_load_explicit(&s->state, memory_order_acquire);
+      if (st == WT_SESSION_STARTING) start_session(s, now);
+      st = atomic_load_explicit(&s->state, memory_order_acquire);
+      if (st == WT_SESSION_RUNNING &&
+          (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
+           (s->config.duration_ms && now - s->start_us >= s->config.duration_ms * 1000.0))) {
+        drain_rings(nsessions);
+        close_open_scopes(s, now);
+        s->stop_us = now;
+        atomic_store_explicit(&s->state, WT_SESSION_STOPPING, memory_order_release);
+      }
+    }
+
+    /* Sampling: every session whose deadline passed gets one sample per
+     * live thread from a single snapshot. */
+    int any_due = 0;
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (s && s->config.sampling && s->next_sample_us <= now &&
+          atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
+        any_due = 1;
+    }
+    if (any_due) {
+      uint32_t nthreads = wt_registry_count();
+      snapshot(ws, nthreads);
+      double ts = wt_platform_now_us();
+      for (int i = 0; i < nsessions; i++) {
+        wt_session *s = wt_rt.sessions[i];
+        if (!s || !s->config.sampling || s->next_sample_us > now ||
+            atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING)
+          continue;
+        for (uint32_t slot = 0; slot < nthreads; slot++) {
+          if (ws->depths[slot] == -2) continue;
+          if (ws->depths[slot] < 0)
+            wt_session_record_torn(s);
+          else
+            wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], ts);
+        }
+        /* Metronome: next deadline is the previous one plus the period,
+         * never "now + period", so lateness does not accumulate. */
+        double period = s->config.interval_us;
+        s->next_sample_us += period;
+        if (s->next_sample_us <= now) {
+          uint64_t missed = (uint64_t)((now - s->next_sample_us) / period) + 1;
+          atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
+          s->next_sample_us += (double)missed * period;
+        }
+      }
+    }
+    drain_rings(nsessions);
+
+    /* Next wake-up: the earliest sampling deadline. */
+    double next = now + IDLE_SLEEP_US;
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (s && s->config.sampling &&
+          atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING &&
+          s->next_sample_us < next)
+        next = s->next_sample_us;
+    }
+
+    /* Encoding in the time left before the next deadline. One step per
+     * iteration is always allowed, so that output keeps moving even when
+     * the period is shorter than the margin (it then costs some lateness,
+     * which the benchmarks measure). */
+    int steps = 0;
+    for (int work = 1; work;) {
+      work = 0;
+      for (int i = 0; i < nsessions; i++) {
+        wt_session *s = wt_rt.sessions[i];
+        if (!s || !active(s)) continue;
+        double t = wt_platform_now_us();
+        if (steps > 0 && next - t < ENCODE_MARGIN_US) break;
+        if (encode_session(ws, s, t)) {
+          work = 1;
+          steps++;
+        }
+      }
+    }
+
+    /* A stopping session with nothing left to encode, or one blocked on the
+     * main thread, is re-checked soon rather than at the next deadline. */
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_STOPPING &&
+          !s->footer_written && next > wt_platform_now_us() + 2000.0)
+        next = wt_platform_now_us() + 2000.0;
+    }
+    wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
+  }
+  free(stacks);
+  free(depths);
+  free(ws);
+  return NULL;
+}

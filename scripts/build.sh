@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds wasmtrace: `build.sh wasm`, `build.sh host`, or both (default).
+# Incremental: re-running is fast when nothing changed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+what=${1:-all}
+jobs=$(nproc 2>/dev/null || echo 2)
+# emcc 3.1.6 (Debian) finds its node modules (acorn) only through NODE_PATH.
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+
+if [ "$what" = all ] || [ "$what" = wasm ]; then
+  if [ ! -f build/wasm/CMakeCache.txt ]; then
+    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >build/wasm-configure.log 2>&1 || {
+      mkdir -p build; cat build/wasm-configure.log; exit 1; }
+  fi
+  cmake --build build/wasm -j"$jobs" 2>&1 | grep -v -e 'Wpthreads-mem-growth' -e '^\[' || true
+  test "${PIPESTATUS[0]}" = 0
+  echo "wasmtrace build: wasm OK (build/wasm)"
+fi
+if [ "$what" = all ] || [ "$what" = host ]; then
+  if [ ! -f build/host/CMakeCache.txt ]; then
+    cmake -S . -B build/host -DCMAKE_BUILD_TYPE=Debug -DWASMTRACE_SANITIZE=address,undefined >/dev/null
+  fi
+  cmake --build build/host -j"$jobs" 2>&1 | grep -v '^\[' || true
+  test "${PIPESTATUS[0]}" = 0
+  echo "wasmtrace build: host OK (build/host)"
+fi

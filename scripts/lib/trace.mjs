@@ -1,0 +1,115 @@
+// Reading wasmtrace's Chrome Trace Event files: gunzip, parse, and rebuild
+// each thread's CPU profile from its Profile/ProfileChunk events, the way
+// DevTools and speedscope do. Used by the demo's summary and by the tests.
+import { gunzipSync } from 'node:zlib';
+
+/** Parses a trace file's bytes (gzip or plain JSON, array or object form). */
+export function parseTrace(bytes) {
+  let buf = Buffer.from(bytes);
+  if (buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf);
+  let text = buf.toString('utf8').trim();
+  // The array form may lack its closing bracket when a trace was cut short.
+  if (text.startsWith('[') && !text.endsWith(']')) text = text.replace(/,\s*$/, '') + ']';
+  const json = JSON.parse(text);
+  return Array.isArray(json) ? json : json.traceEvents;
+}
+
+/**
+ * Rebuilds what a reader sees: per thread, its name, samples (each with its
+ * stack of function names, root first, and its duration) and scopes.
+ */
+export function analyzeTrace(events) {
+  const threads = new Map(); // tid -> thread
+  const thread = (tid) => {
+    if (!threads.has(tid)) {
+      threads.set(tid, { tid, name: null, nodes: new Map(), samples: [], scopes: [], startTime: null, timeDeltas: [], sampleIds: [] });
+    }
+    return threads.get(tid);
+  };
+  let session = null;
+  let stats = null;
+  for (const e of events) {
+    if (e.ph === 'M' && e.name === 'thread_name') thread(e.tid).name = e.args.name;
+    else if (e.ph === 'M' && e.name === 'wasmtrace_session') session = e.args;
+    else if (e.ph === 'M' && e.name === 'wasmtrace_stats') stats = e.args;
+    else if (e.ph === 'P' && e.name === 'Profile') thread(e.tid).startTime = e.args.data.startTime;
+    else if (e.ph === 'P' && e.name === 'ProfileChunk') {
+      const t = thread(e.tid);
+      const cp = e.args.data.cpuProfile || {};
+      for (const n of cp.nodes || []) t.nodes.set(n.id, n);
+      t.sampleIds.push(...(cp.samples || []));
+      t.timeDeltas.push(...(e.args.data.timeDeltas || []));
+    } else if (e.ph === 'X' && e.cat !== 'wasmtrace') {
+      thread(e.tid).scopes.push({ name: e.name, ts: e.ts, dur: e.dur, cat: e.cat });
+    }
+  }
+  for (const t of threads.values()) {
+    if (t.sampleIds.length !== t.timeDeltas.length) {
+      throw new Error(`thread ${t.tid}: ${t.sampleIds.length} samples but ${t.timeDeltas.length} timeDeltas`);
+    }
+    const stackOf = new Map();
+    const stack = (id) => {
+      if (stackOf.has(id)) return stackOf.get(id);
+      const n = t.nodes.get(id);
+      if (!n) throw new Error(`thread ${t.tid}: sample refers to unknown node ${id}`);
+      const s = n.parent ? [...stack(n.parent), n.callFrame.functionName] : [];
+      stackOf.set(id, s);
+      return s;
+    };
+    let ts = t.startTime ?? 0;
+    t.samples = t.sampleIds.map((id, i) => {
+      ts += t.timeDeltas[i];
+      return { ts, stack: stack(id) };
+    });
+    delete t.sampleIds;
+  }
+  return { threads: [...threads.values()].sort((a, b) => a.tid - b.tid), session, stats };
+}
+
+/** Self-sample counts by function name over all or one thread, descending. */
+export function selfCounts(analysis, tid) {
+  const counts = new Map();
+  for (const t of analysis.threads) {
+    if (tid !== undefined && t.tid !== tid) continue;
+    for (const s of t.samples) {
+      const leaf = s.stack.length ? s.stack[s.stack.length - 1] : '(idle)';
+      counts.set(leaf, (counts.get(leaf) || 0) + 1);
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/** Achieved sampling rate of a thread, in Hz, over its sampled span. */
+export function sampleRate(thread) {
+  const n = thread.samples.length;
+  if (n < 2) return 0;
+  const spanUs = thread.samples[n - 1].ts - thread.samples[0].ts;
+  return ((n - 1) / spanUs) * 1e6;
+}
+
+/** A short human summary of a trace (threads, samples, top functions). */
+export function summarize(analysis, { top = 10 } = {}) {
+  const lines = [];
+  const interval = analysis.session?.intervalUs;
+  lines.push(`session '${analysis.session?.session ?? '?'}': sampling every ${interval ?? '?'} us`);
+  const busy = analysis.threads.filter((t) => t.samples.length);
+  lines.push(`threads: ${analysis.threads.length}`);
+  for (const t of analysis.threads) {
+    const idle = t.samples.filter((s) => s.stack.length === 0 || s.stack[0] === '(idle)').length;
+    const rate = sampleRate(t);
+    lines.push(`  ${String(t.name ?? `tid ${t.tid}`).padEnd(20)} ${String(t.samples.length).padStart(6)} samples` +
+      ` (${idle} idle)  ${rate ? rate.toFixed(0) + ' Hz' : ''}  ${t.scopes.length} scopes`);
+  }
+  const total = busy.reduce((n, t) => n + t.samples.length, 0);
+  lines.push(`top functions by self samples (all threads, ${total} samples):`);
+  for (const [name, n] of selfCounts(analysis).filter(([name]) => name !== '(idle)').slice(0, top)) {
+    lines.push(`  ${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`);
+  }
+  if (analysis.stats) {
+    const s = analysis.stats;
+    lines.push(`samples taken ${s.samplesTaken}, written ${s.samplesWritten}, dropped ${s.samplesDropped}` +
+      ` (buffer full ${s.dropped.bufferFull}, torn stack ${s.dropped.tornStack}); events dropped ${s.dropped.events};` +
+      ` ticks missed ${s.ticksMissed}`);
+  }
+  return lines.join('\n');
+}
