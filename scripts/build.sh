@@ -14,15 +14,15 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >build/wasm-configure.log 2>&1 || {
       mkdir -p build; cat build/wasm-configure.log; exit 1; }
   fi
-  cmake --build build/wasm -j"$jobs" 2>&1 | grep -v -e 'Wpthreads-mem-growth' -e '^\[' || true
-  test "${PIPESTATUS[0]}" = 0
+  if ! cmake --build build/wasm -j"$jobs" >build/wasm-build.log 2>&1; then cat build/wasm-build.log; exit 1; fi
+  grep -E 'warning|error' build/wasm-build.log | grep -v 'Wpthreads-mem-growth' || true
   echo "wasmtrace build: wasm OK (build/wasm)"
 fi
 if [ "$what" = all ] || [ "$what" = host ]; then
   if [ ! -f build/host/CMakeCache.txt ]; then
     cmake -S . -B build/host -DCMAKE_BUILD_TYPE=Debug -DWASMTRACE_SANITIZE=address,undefined >/dev/null
   fi
-  cmake --build build/host -j"$jobs" 2>&1 | grep -v '^\[' || true
-  test "${PIPESTATUS[0]}" = 0
+  if ! cmake --build build/host -j"$jobs" >build/host-build.log 2>&1; then cat build/host-build.log; exit 1; fi
+  grep -E 'warning|error' build/host-build.log || true
   echo "wasmtrace build: host OK (build/host)"
 fi

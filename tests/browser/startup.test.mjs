@@ -1,0 +1,133 @@
+// End to end in headless Chromium: the sample app's startup session, recorded
+// from before main() through the JS API, as a user's page would get it.
+import assert from 'node:assert/strict';
+import { dirname, join, resolve } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { recordPage } from '../../scripts/lib/record.mjs';
+import { analyzeTrace, parseTrace } from '../../scripts/lib/trace.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const sampleDir = join(root, 'build/wasm/samples/startup');
+const INTERVAL_US = 1000;
+
+// Samples of a thread whose stack contains `scope`.
+const samplesIn = (thread, scope) => thread.samples.filter((s) => s.stack.includes(scope)).length;
+
+describe('startup session of the sample app', () => {
+  let rec, session, analysis, byName;
+
+  before(async () => {
+    rec = await recordPage({ dir: sampleDir });
+    session = rec.sessions[0];
+    analysis = analyzeTrace(parseTrace(session.bytes));
+    byName = new Map(analysis.threads.map((t) => [t.name, t]));
+  });
+
+  test('stop resolves and the trace comes back as a gzip Blob', () => {
+    assert.equal(rec.sessions.length, 1);
+    assert.equal(session.error, undefined);
+    assert.equal(session.state, 'stopped');
+    assert.equal(session.type, 'application/gzip');
+    assert.equal(session.bytes[0], 0x1f);
+    assert.equal(session.bytes[1], 0x8b);
+    assert.equal(session.stats.bytesWritten, session.bytes.length);
+  });
+
+  test('the trace names at least three threads: main and both decoders', () => {
+    assert.ok(analysis.threads.length >= 3, `threads: ${analysis.threads.map((t) => t.name)}`);
+    for (const name of ['main', 'asset-decoder-0', 'asset-decoder-1']) assert.ok(byName.has(name), `missing thread ${name}`);
+  });
+
+  test('every thread that did work has non-idle samples', () => {
+    for (const name of ['main', 'asset-decoder-0', 'asset-decoder-1']) {
+      const busy = byName.get(name).samples.filter((s) => s.stack.length > 0 && s.stack[0] !== '(idle)');
+      assert.ok(busy.length > 50, `${name}: ${busy.length} busy samples`);
+    }
+  });
+
+  test("the app's scope names appear in the sampled stacks of the right threads", () => {
+    const main = byName.get('main');
+    for (const scope of ['startup', 'parse_config', 'tokenize', 'build_index', 'sort_keys']) {
+      assert.ok(samplesIn(main, scope) > 0, `main: no sample inside ${scope}`);
+    }
+    for (const name of ['asset-decoder-0', 'asset-decoder-1']) {
+      const t = byName.get(name);
+      for (const scope of ['decode_assets', 'decode_asset', 'inflate_block', 'convert_pixels']) {
+        assert.ok(samplesIn(t, scope) > 0, `${name}: no sample inside ${scope}`);
+      }
+      assert.equal(samplesIn(t, 'tokenize'), 0, `${name} has samples of a main-thread function`);
+      // Nesting is kept: inflate_block is always under decode_asset under decode_assets.
+      for (const s of t.samples.filter((x) => x.stack.includes('inflate_block'))) {
+        assert.deepEqual(s.stack.slice(0, 3), ['decode_assets', 'decode_asset', 'inflate_block']);
+      }
+    }
+  });
+
+  test('sample counts match duration x rate within 20%, measured against the app\'s own scopes', () => {
+    // The decoders time decode_assets themselves (an X event from the thread's
+    // own clock); the sampler should have taken duration / interval samples
+    // inside it.
+    for (const name of ['asset-decoder-0', 'asset-decoder-1', 'main']) {
+      const t = byName.get(name);
+      const scopeName = name === 'main' ? 'parse_config' : 'decode_assets';
+      const scope = t.scopes.find((s) => s.name === scopeName);
+      assert.ok(scope, `${name}: no ${scopeName} scope event`);
+      const expected = scope.dur / INTERVAL_US;
+      const got = samplesIn(t, scopeName);
+      assert.ok(expected > 100, `${name}: ${scopeName} too short to judge (${scope.dur} us)`);
+      assert.ok(Math.abs(got - expected) <= 0.2 * expected, `${name}: ${got} samples in ${scopeName}, expected ~${expected.toFixed(0)}`);
+    }
+  });
+
+  test('scopes are X events with a category, on the thread that ran them', () => {
+    const main = byName.get('main');
+    const names = new Set(main.scopes.map((s) => s.name));
+    for (const n of ['parse_config', 'tokenize', 'build_index', 'hash_keys', 'sort_keys']) assert.ok(names.has(n), `main lacks ${n}`);
+    const tokenize = main.scopes.filter((s) => s.name === 'tokenize');
+    assert.equal(tokenize.length, 24); // the sample tokenizes 24 times
+    for (const t of analysis.threads) for (const s of t.scopes) assert.equal(s.cat, 'app');
+  });
+
+  test('the accounting is exact: taken = written + dropped, and matches the samples in the file', () => {
+    const st = analysis.stats;
+    assert.equal(st.samplesTaken, st.samplesWritten + st.samplesDropped);
+    const inFile = analysis.threads.reduce((n, t) => n + t.samples.length, 0);
+    assert.equal(inFile, st.samplesWritten);
+    assert.equal(session.stats.samplesWritten, st.samplesWritten);
+  });
+});
+
+describe('bad startup config', () => {
+  const run = (config) =>
+    recordPage({ dir: sampleDir, path: `index.html?wasmtrace=${encodeURIComponent(config)}`,
+      beforeStop: async (page) => {
+        rec.extra = await page.evaluate(() => ({
+          configError: Module.wasmtrace.configError,
+          sessions: Module.wasmtrace.getStartupSessions().map((s) => ({ name: s.name, state: s.state, error: s.error })),
+        }));
+      } });
+  const rec = {};
+
+  test('malformed JSON: no session, a top-level error with its position, and the app still starts', async () => {
+    const r = await run('{"sessions": [');
+    assert.equal(r.sessions.length, 0);
+    assert.deepEqual(rec.extra.sessions, []);
+    assert.match(rec.extra.configError, /^config: malformed JSON at line 1, column \d+ .*from the 'wasmtrace' URL parameter/);
+    assert.ok(r.console.some((l) => l.includes('wasmtrace: config error: config: malformed JSON')), 'error printed to the console');
+  });
+
+  test('an invalid session fails with the key path while a valid one records', async () => {
+    const r = await run(JSON.stringify({ sessions: [
+      { name: 'bad', sampling: { intervalUs: 5 } },
+      { name: 'good', output: '/traces/good.json.gz' },
+    ] }));
+    assert.equal(rec.extra.sessions[0].state, 'failed');
+    assert.equal(rec.extra.sessions[0].error, 'sessions[0].sampling.intervalUs: expected an integer from 50 to 1000000, got 5');
+    const good = r.sessions.find((s) => s.name === 'good');
+    assert.equal(good.state, 'stopped');
+    assert.ok(analyzeTrace(parseTrace(good.bytes)).threads.length >= 3);
+    const bad = r.sessions.find((s) => s.name === 'bad');
+    assert.match(bad.error, /session 'bad' failed: sessions\[0\]\.sampling\.intervalUs/);
+  });
+});
