@@ -7,7 +7,8 @@ import { recordPage } from './lib/record.mjs';
 import { analyzeTrace, parseTrace, summarize } from './lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const sampleDir = join(root, 'build/wasm/samples/startup');
+const variant = process.argv[2] || 'startup';
+const sampleDir = join(root, 'build/wasm/samples', variant);
 const outDir = join(root, 'out');
 
 const t0 = Date.now();

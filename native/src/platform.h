@@ -5,6 +5,7 @@
 #define WT_PLATFORM_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "wasmtrace/wasmtrace.h"
@@ -34,5 +35,11 @@ void wt_platform_log_error(const char *message);
 /* Returns a malloc'd copy of the startup config blob, or NULL if none was
  * given. *source is set to a static description of where it came from. */
 char *wt_platform_read_config(const char **source);
+
+/* Writes the name of the function at wasm table index `table_index` into
+ * buf (NUL-terminated): its name-section name if the module has one, else
+ * "wasm-function[<function index>]". Returns 0 if the index names no
+ * function. Called on the worker only. */
+int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap);
 
 #endif

@@ -9,6 +9,7 @@
 /* Implemented in js/wasmtrace_library.js. */
 extern char *wt_js_read_config(int *source_kind);
 extern void wt_js_log_error(const char *message);
+extern int wt_js_function_name(uint32_t table_index, char *buf, size_t cap);
 
 double wt_platform_now_us(void) { return emscripten_get_now() * 1000.0; }
 
@@ -62,4 +63,8 @@ char *wt_platform_read_config(const char **source) {
   }
   *source = "/wasmtrace.json";
   return read_file("/wasmtrace.json");
+}
+
+int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
+  return wt_js_function_name(table_index, buf, cap) > 0;
 }

@@ -63,3 +63,9 @@ char *wt_platform_read_config(const char **source) {
   *source = "the WASMTRACE_CONFIG environment variable";
   return env ? strdup(env) : NULL;
 }
+
+int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
+  /* The host build has no wasm table: frames are shown by number. */
+  snprintf(buf, cap, "function[%u]", (unsigned)table_index);
+  return 1;
+}

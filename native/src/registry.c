@@ -27,7 +27,7 @@ static struct {
 } reg = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
 enum { TLS_UNKNOWN = 0, TLS_REGISTERED = 1, TLS_EXCLUDED = 2 };
-static _Thread_local wt_thread *tls_self;
+_Thread_local wt_thread *wt_i_tls_self;
 static _Thread_local int tls_state;
 
 static void on_thread_exit(void *arg) {
@@ -62,14 +62,14 @@ static wt_thread *register_self(void) {
   if (!t) atomic_fetch_add_explicit(&reg.threads_dropped, 1, memory_order_relaxed);
   pthread_mutex_unlock(&reg.mutex);
   if (t) {
-    tls_self = t;
+    wt_i_tls_self = t;
     tls_state = TLS_REGISTERED;
   }
   return t;
 }
 
 wt_thread *wt_thread_self(void) {
-  wt_thread *t = tls_self;
+  wt_thread *t = wt_i_tls_self;
   if (__builtin_expect(t != NULL, 1)) return t;
   return register_self();
 }
@@ -194,6 +194,6 @@ void wt_registry_reset_for_testing(void) {
   reg.map_ids = NULL;
   atomic_store_explicit(&reg.names_count, 0, memory_order_relaxed);
   pthread_mutex_unlock(&reg.mutex);
-  tls_self = NULL;
+  wt_i_tls_self = NULL;
   tls_state = TLS_UNKNOWN;
 }

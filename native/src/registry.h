@@ -111,6 +111,9 @@ typedef struct wt_thread {
   char name[WT_THREAD_NAME_MAX];
 } wt_thread;
 
+/* The calling thread's wt_thread once registered (hot-path fast check). */
+extern _Thread_local wt_thread *wt_i_tls_self;
+
 /* The calling thread's wt_thread, registering it on first use; NULL if the
  * registry is full or the thread is the wasmtrace worker. Hot path. */
 wt_thread *wt_thread_self(void) WT_I_NOINSTR;

@@ -3,6 +3,7 @@
 
 #include "platform.h"
 #include "registry.h"
+#include "stack_ops.h"
 
 WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t id) {
   uint32_t w = WT_I_LOAD_OWN_U32(&t->ring_write);
@@ -26,31 +27,6 @@ WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t i
   WT_I_PUBLISH_U32(&t->ring_write, w + 1);
 }
 
-WT_I_NOINSTR static inline uint32_t push(wt_thread *t, uint32_t id) {
-  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  uint32_t depth = WT_TOP_DEPTH(top);
-  if (__builtin_expect(depth == 0xffffu, 0)) {
-    t->overflow++;
-    return depth;
-  }
-  if (depth < WT_MAX_DEPTH) WT_I_STORE_FRAME(&t->frames[depth], id);
-  WT_I_PUBLISH_U64(&t->top, top + 0x10001u);
-  return depth;
-}
-
-WT_I_NOINSTR static inline int pop(wt_thread *t, uint32_t *depth_after) {
-  if (__builtin_expect(t->overflow != 0, 0)) {
-    t->overflow--;
-    *depth_after = 0xffffu;
-    return 1;
-  }
-  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  if (WT_TOP_DEPTH(top) == 0) return 0; /* unbalanced end: ignore */
-  WT_I_PUBLISH_U64(&t->top, top - 1);
-  *depth_after = WT_TOP_DEPTH(top) - 1;
-  return 1;
-}
-
 void wt_scope_begin(wt_site *site) {
   wt_thread *t = wt_thread_self();
   if (!t) return;
@@ -59,7 +35,7 @@ void wt_scope_begin(wt_site *site) {
     id = wt_registry_intern(site->name);
     __atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
   }
-  uint32_t depth = push(t, id);
+  uint32_t depth = wt_stack_push(t, id);
   ring_put(t, WT_EVENT_BEGIN | (depth << 8), id);
 }
 
@@ -67,5 +43,5 @@ void wt_scope_end(void) {
   wt_thread *t = wt_thread_self();
   if (!t) return;
   uint32_t depth;
-  if (pop(t, &depth)) ring_put(t, WT_EVENT_END | (depth << 8), 0);
+  if (wt_stack_pop(t, &depth)) ring_put(t, WT_EVENT_END | (depth << 8), 0);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "symbols.h"
 
 /* How a session's memory limit is split between its buffers. Fixed
  * per-session overhead (the zlib state, this struct) is not included. */
@@ -260,6 +261,7 @@ const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {
     const char *name = wt_registry_scope_name(frame);
     return name ? name : "(unknown scope)";
   }
-  snprintf(tmp, cap, "wasm-function[%u]", (unsigned)frame);
-  return tmp;
+  (void)tmp;
+  (void)cap;
+  return wt_symbols_function_name(frame);
 }

@@ -72,16 +72,12 @@ static void inflate_block(uint8_t *out, size_t n, uint64_t seed) {
     }
 }
 
+uint64_t sample_convert_pixels(uint8_t *bytes, size_t n); /* pixels.cpp */
+
 static void convert_pixels(uint8_t *px, size_t n) {
   WT_SCOPE("convert_pixels");
   uint64_t acc = 0;
-  for (int round = 0; round < 16; round++)
-    for (size_t i = 0; i + 3 < n; i += 4) {
-      uint32_t r = px[i], g = px[i + 1], b = px[i + 2];
-      uint32_t y = (r * 77 + g * 150 + b * 29) >> 8;
-      px[i + 3] = (uint8_t)y;
-      acc += y;
-    }
+  for (int round = 0; round < 16; round++) acc += sample_convert_pixels(px, n);
   g_sink += acc;
 }
 

@@ -1,0 +1,36 @@
+/* Shadow-stack push and pop on the owning thread (see registry.h for the
+ * publication protocol). Inline: these are the hot path of scopes and of the
+ * -finstrument-functions hooks. */
+#ifndef WT_STACK_OPS_H
+#define WT_STACK_OPS_H
+
+#include "registry.h"
+
+/* Pushes a frame; returns the depth below it. */
+WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
+  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
+  uint32_t depth = WT_TOP_DEPTH(top);
+  if (__builtin_expect(depth == 0xffffu, 0)) {
+    t->overflow++;
+    return depth;
+  }
+  if (depth < WT_MAX_DEPTH) WT_I_STORE_FRAME(&t->frames[depth], id);
+  WT_I_PUBLISH_U64(&t->top, top + 0x10001u);
+  return depth;
+}
+
+/* Pops a frame; returns 0 (and does nothing) on an empty stack. */
+WT_I_NOINSTR static inline int wt_stack_pop(wt_thread *t, uint32_t *depth_after) {
+  if (__builtin_expect(t->overflow != 0, 0)) {
+    t->overflow--;
+    *depth_after = 0xffffu;
+    return 1;
+  }
+  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
+  if (WT_TOP_DEPTH(top) == 0) return 0; /* unbalanced end: ignore */
+  WT_I_PUBLISH_U64(&t->top, top - 1);
+  *depth_after = WT_TOP_DEPTH(top) - 1;
+  return 1;
+}
+
+#endif

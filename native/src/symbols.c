@@ -1,0 +1,69 @@
+/* Function-name cache for table indices (see symbols.h). */
+#include "symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+#define CACHE_SIZE 8192 /* open addressing; grows by rehashing when half full */
+
+typedef struct entry {
+  uint32_t key; /* table index + 1; 0 = empty */
+  char *name;
+} entry;
+
+static entry *cache;
+static uint32_t cache_cap, cache_used;
+
+static uint32_t hash(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  return x;
+}
+
+static entry *slot_for(entry *table, uint32_t cap, uint32_t key) {
+  uint32_t i = hash(key) & (cap - 1);
+  while (table[i].key && table[i].key != key) i = (i + 1) & (cap - 1);
+  return &table[i];
+}
+
+static int grow(void) {
+  uint32_t cap = cache_cap ? cache_cap * 2 : CACHE_SIZE;
+  entry *table = calloc(cap, sizeof *table);
+  if (!table) return 0;
+  for (uint32_t i = 0; i < cache_cap; i++)
+    if (cache[i].key) *slot_for(table, cap, cache[i].key) = cache[i];
+  free(cache);
+  cache = table;
+  cache_cap = cap;
+  return 1;
+}
+
+const char *wt_symbols_function_name(uint32_t table_index) {
+  uint32_t key = table_index + 1;
+  if (cache_cap) {
+    entry *e = slot_for(cache, cache_cap, key);
+    if (e->key) return e->name;
+  }
+  char buf[512];
+  if (!wt_platform_function_name(table_index, buf, sizeof buf))
+    snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
+  char *name = strdup(buf);
+  if (!name) return "(out of memory)";
+  if ((cache_used + 1) * 2 > cache_cap && !grow()) return name; /* leaks one name; never fails */
+  entry *e = slot_for(cache, cache_cap, key);
+  e->key = key;
+  e->name = name;
+  cache_used++;
+  return name;
+}
+
+void wt_symbols_reset(void) {
+  for (uint32_t i = 0; i < cache_cap; i++) free(cache[i].name);
+  free(cache);
+  cache = NULL;
+  cache_cap = cache_used = 0;
+}

@@ -1,0 +1,18 @@
+/* Names of wasm functions for the -finstrument-functions frames (table
+ * indices). Resolved once per unique function, on the worker, off the
+ * sampling path; the cache is worker-private. */
+#ifndef WT_SYMBOLS_H
+#define WT_SYMBOLS_H
+
+#include <stdint.h>
+
+/* The name of the function at wasm table index `table_index`: from the wasm
+ * name section when the build kept it (--profiling-funcs or -g), else
+ * "wasm-function[<function index>]". Never NULL; the string lives until
+ * wt_symbols_reset. Worker only. */
+const char *wt_symbols_function_name(uint32_t table_index);
+
+/* Frees the cache (tests). */
+void wt_symbols_reset(void);
+
+#endif

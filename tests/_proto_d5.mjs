@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import * as Trace from '@paulirish/trace_engine';
+import { polyfillDOMRect } from '@paulirish/trace_engine/analyze-trace.mjs';
+import { parseTrace } from '../scripts/lib/trace.mjs';
+polyfillDOMRect();
+const events = parseTrace(readFileSync(process.argv[2] || 'out/startup.json.gz'));
+const model = Trace.TraceModel.Model.createWithAllHandlers();
+await model.parse(events);
+const data = model.parsedTrace().data;
+const tid = Number(process.argv[3] || 3);
+const t = Trace.Handlers.Threads.threadsInTrace(data).find(t => t.tid === tid);
+const pr = (n, d) => { const e = n.entry; if (d < 9) console.log(' '.repeat(d*2) + (Trace.Types.Events.isProfileCall(e) ? 'f:' + e.callFrame.functionName + ' #' + e.sampleIndex : 'ev:' + e.name) + ` ts=${e.ts} dur=${e.dur} self=${n.selfTime}`); for (const c of n.children) pr(c, d + 1); };
+for (const r of t.tree.roots) pr(r, 0);
