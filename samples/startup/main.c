@@ -123,6 +123,7 @@ static void build_index(void) {
 }
 
 int main(void) {
+  double t0 = emscripten_get_now();
   WT_SCOPE("startup");
   parse_config();
   pthread_t decoders[DECODERS];
@@ -139,7 +140,8 @@ int main(void) {
   printf("sample: startup complete (checksum %llx)\n", (unsigned long long)g_sink);
   /* Tell the page (and the tests) that startup is over. */
   EM_ASM({
+    Module['startupMs'] = $0;
     if (Module['onStartupComplete']) Module['onStartupComplete']();
-  });
+  }, emscripten_get_now() - t0);
   return 0;
 }
