@@ -7,4 +7,4 @@ cd "$root"
 echo "== native unit tests (host, address+undefined sanitizers)"
 ctest --test-dir build/host --output-on-failure
 echo "== browser tests (headless Chromium)"
-node --test --test-concurrency=1 tests/browser/
+node --test --test-concurrency=1 tests/node/ tests/browser/
