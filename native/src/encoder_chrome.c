@@ -100,6 +100,10 @@ static void write_scope(wt_session *s, const wt_scope_rec *r) {
   wt_json_double3(j, r->end_us - r->begin_us);
   if (r->unfinished) wt_json_lit(j, ",\"args\":{\"unfinished\":true}");
   wt_json_lit(j, "}");
+  wt_session_thread *st = &s->threads[r->thread];
+  if (!st->has_span || r->begin_us < st->span_lo) st->span_lo = r->begin_us;
+  if (!st->has_span || r->end_us > st->span_hi) st->span_hi = r->end_us;
+  st->has_span = 1;
   atomic_fetch_add_explicit(&s->events_written, 1, memory_order_relaxed);
 }
 
@@ -203,10 +207,15 @@ static void write_footer(wt_session *s) {
       event_start(s);
       wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"wasmtrace\",\"name\":\"wasmtrace: sampled\",\"pid\":1,\"tid\":");
       wt_json_u64(j, slot + 1u);
+      /* Enclose every other X of the thread: DevTools (treify) drops an
+       * event that starts inside another and ends after it. */
+      double lo = us_int(st->first_us), hi = us_int(st->last_us);
+      if (st->has_span && st->span_lo < lo) lo = st->span_lo;
+      if (st->has_span && st->span_hi > hi) hi = st->span_hi;
       wt_json_lit(j, ",\"ts\":");
-      wt_json_double3(j, st->first_us);
+      wt_json_double3(j, lo);
       wt_json_lit(j, ",\"dur\":");
-      wt_json_double3(j, st->last_us - st->first_us);
+      wt_json_double3(j, hi - lo);
       wt_json_lit(j, "}");
     }
   }

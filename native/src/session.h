@@ -53,8 +53,9 @@ typedef struct wt_scope_rec {
 /* What the session knows about one registered thread. */
 typedef struct wt_session_thread {
   uint32_t root, idle, truncated; /* node ids, 0 until first sample */
-  uint32_t last_node_count;       /* for the stack cache below */
   double first_us, last_us;       /* first and last sample of this thread */
+  double span_lo, span_hi;        /* earliest begin / latest end of its X events (valid if has_span) */
+  uint8_t has_span;
   double prev_sample_us;          /* for timeDeltas */
   uint8_t seen, announced, profile_started, pad;
   char announced_name[WT_THREAD_NAME_MAX];

@@ -1,0 +1,213 @@
+// The sample app's startup trace, opened by real third-party readers:
+//  - speedscope's shipped web app (its own Chrome importer, in headless
+//    Chromium; tests/lib/speedscope.mjs),
+//  - Chrome DevTools' Performance-panel trace engine (@paulirish/trace_engine,
+//    in Node; tests/lib/devtools.mjs).
+// Each must see the same threads, the same samples and the same top
+// functions as our own reader (scripts/lib/trace.mjs).
+// WASMTRACE_READERS_TRACE=path/to/trace.json.gz checks that file instead of
+// a fresh recording of the sample app.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { recordPage } from '../../scripts/lib/record.mjs';
+import { analyzeTrace, parseTrace, selfCounts } from '../../scripts/lib/trace.mjs';
+import { importWithDevTools } from '../lib/devtools.mjs';
+import { importWithSpeedscope } from '../lib/speedscope.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const sampleDir = join(root, 'build/wasm/samples/startup');
+const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];
+// Functions the sample app spends its time in, per thread (a sanity check
+// that the comparison is about real names, not wasm-function[N]).
+const SIGNATURE = { main: ['sort_keys', 'tokenize'], 'asset-decoder-0': ['inflate_block'], 'asset-decoder-1': ['inflate_block'] };
+const TOP = 5;
+const isIdle = (name) => name === '(idle)' || name === '(root)';
+
+/**
+ * Self time per leaf function the way a time-weighted reader computes it
+ * from our samples: each sample lasts until the next one of its thread (the
+ * last one weighs 0), idle samples count for nobody. Descending.
+ */
+function timeWeightedSelf(thread) {
+  const self = new Map();
+  const s = thread.samples;
+  for (let i = 0; i + 1 < s.length; i++) {
+    const leaf = s[i].stack.at(-1);
+    if (!leaf || isIdle(leaf)) continue;
+    self.set(leaf, (self.get(leaf) || 0) + (s[i + 1].ts - s[i].ts));
+  }
+  return [...self.entries()].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1]);
+}
+
+/**
+ * The reader's top names must be ours, in order: ours' top n that stand out
+ * of the reader's noise (value > tol), where functions whose values in
+ * `ours` differ by at most `tol` may trade places. Both lists: [name, value]
+ * descending, same unit.
+ */
+function assertSameTop(reader, ours, n, tol, label) {
+  const ov = new Map(ours);
+  const o = ours.filter(([k, v]) => !isIdle(k) && v > tol).slice(0, n);
+  const r = reader.filter(([k]) => !isIdle(k)).slice(0, o.length);
+  const show = (l) => l.map(([k, v]) => `${k}=${Math.round(v)}`).join(', ');
+  const msg = `${label}: reader top [${show(reader.slice(0, n))}] vs ours [${show(ours.slice(0, n))}] (tolerance ${Math.round(tol)})`;
+  assert.ok(o.length > 0, `${msg}: no function stands out`);
+  assert.equal(r.length, o.length, msg);
+  r.forEach(([name], i) => {
+    assert.ok(ov.has(name), `${msg}: ${name} is not one of our functions`);
+    assert.ok(Math.abs(ov.get(name) - o[i][1]) <= tol, `${msg}: place ${i + 1}`);
+  });
+}
+
+describe('third-party readers open the startup trace', () => {
+  let session, events, ours, byName, intervalUs, speedscope, devtools;
+
+  before(async () => {
+    const file = process.env.WASMTRACE_READERS_TRACE;
+    if (file) {
+      session = { name: basename(file).replace(/\.json(\.gz)?$/, ''), bytes: readFileSync(file) };
+    } else {
+      const rec = await recordPage({ dir: sampleDir });
+      session = rec.sessions[0];
+    }
+    assert.ok(session?.bytes, `no trace recorded: ${session?.error}`);
+    events = parseTrace(session.bytes);
+    ours = analyzeTrace(events);
+    byName = new Map(ours.threads.map((t) => [t.name, t]));
+    intervalUs = ours.session.intervalUs;
+    [speedscope, devtools] = await Promise.all([
+      importWithSpeedscope(session.bytes, { fileName: `${session.name}.json.gz` }),
+      importWithDevTools(events),
+    ]);
+  });
+
+  const sampled = () => ours.threads.filter((t) => t.samples.length > 0);
+  const scopesOn = (name) => byName.get(name).scopes.length;
+
+  test('our reader: the named threads, and every sample the stats say were written', () => {
+    for (const name of THREADS) assert.ok(byName.get(name)?.samples.length > 0, `${name}: no samples`);
+    const total = ours.threads.reduce((n, t) => n + t.samples.length, 0);
+    assert.equal(total, ours.stats.samplesWritten);
+  });
+
+  describe(`speedscope`, () => {
+    const profileOf = (name) => speedscope.profiles.find((p) => p.thread === name);
+
+    test('imports the file as a Chrome trace, one named profile per sampled thread', (t) => {
+      t.diagnostic(`speedscope ${speedscope.version}: "Importing as ${speedscope.importer}", ${speedscope.toolbar}`);
+      assert.equal(speedscope.importer, 'Chrome Timeline');
+      assert.equal(speedscope.profiles.length, sampled().length);
+      for (const name of THREADS) assert.ok(profileOf(name), `no profile for ${name}: ${speedscope.profiles.map((p) => p.name)}`);
+      assert.equal(new Set(speedscope.profiles.map((p) => p.thread)).size, speedscope.profiles.length);
+    });
+
+    test('sees all of each thread\'s sampled time, the same as our samples give', (t) => {
+      for (const thread of sampled()) {
+        const p = profileOf(thread.name);
+        const expected = timeWeightedSelf(thread).reduce((n, [, w]) => n + w, 0);
+        t.diagnostic(`${thread.name}: ${p.totalWeight} us (ours: ${thread.samples.length} samples, ${expected} us)`);
+        assert.ok(p.totalWeight > 0, `${thread.name}: empty profile`);
+        assert.equal(p.unit, 'microseconds');
+        assert.equal(p.totalWeight, expected, `${thread.name}: speedscope weight vs ours`);
+        assert.ok(p.endValue <= thread.samples.at(-1).ts - thread.startTime, `${thread.name}: profile ends after the last sample`);
+      }
+    });
+
+    test('self time per function equals ours exactly, and its top 5 are our top 5', (t) => {
+      for (const thread of sampled()) {
+        const p = profileOf(thread.name);
+        t.diagnostic(`${thread.name}: ${p.selfWeights.slice(0, TOP).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} ms`).join(', ')}`);
+        assert.deepEqual(Object.fromEntries(p.selfWeights), Object.fromEntries(timeWeightedSelf(thread)), `${thread.name}: self time per function`);
+        const counts = selfCounts(ours, thread.tid).map(([k, c]) => [k, c * intervalUs]);
+        const tol = intervalUs * (3 + 0.02 * thread.samples.length); // interval jitter only
+        assertSameTop(p.selfWeights, counts, TOP, tol, `speedscope ${thread.name}`);
+        const top = p.selfWeights.slice(0, TOP).map(([k]) => k);
+        for (const fn of SIGNATURE[thread.name] ?? []) assert.ok(top.includes(fn), `${thread.name}: ${fn} not in speedscope's top ${TOP}: ${top}`);
+      }
+    });
+  });
+
+  describe('Chrome DevTools trace engine', () => {
+    const threadOf = (name) => devtools.threads.find((t) => t.name === name);
+
+    test('gives every thread a named track', (t) => {
+      t.diagnostic(`trace_engine ${devtools.version}: generic trace ${devtools.traceIsGeneric}; ` +
+        devtools.threads.map((x) => `${x.name} (tid ${x.tid}, ${x.entries} entries)`).join(', '));
+      assert.deepEqual(devtools.warnings, []);
+      for (const thread of sampled()) {
+        const d = devtools.threads.find((x) => x.tid === thread.tid);
+        assert.ok(d, `no DevTools thread for ${thread.name}`);
+        assert.equal(d.name, thread.name);
+        assert.ok(d.hasTrack, `${thread.name}: no track`);
+      }
+      for (const name of THREADS) assert.ok(threadOf(name)?.hasTrack, `no track named ${name}`);
+    });
+
+    test('keeps every CPU sample and derives JS calls from them', (t) => {
+      let total = 0;
+      for (const thread of sampled()) {
+        const d = threadOf(thread.name);
+        t.diagnostic(`${thread.name}: ${d.cpuSamples} samples, ${d.profileCalls} profile calls (profile ${d.profileId})`);
+        assert.equal(d.cpuSamples, thread.samples.length, `${thread.name}: samples`);
+        assert.ok(d.profileCalls > 0, `${thread.name}: no profile calls`);
+        total += d.cpuSamples;
+      }
+      assert.equal(total, ours.stats.samplesWritten);
+    });
+
+    test('every event and profile call nests into its thread\'s flame chart', () => {
+      // TreeHelpers.treify leaves out any entry that starts inside another
+      // and ends after it: it is then missing from the flame chart.
+      for (const name of THREADS) {
+        const d = threadOf(name);
+        assert.deepEqual(d.droppedFromTree, [], `${name}: entries left out of the DevTools tree`);
+      }
+    });
+
+    test('Bottom-Up: self time is not counted twice', () => {
+      for (const thread of sampled()) {
+        const d = threadOf(thread.name);
+        const selfMs = [...d.functionSelfMs, ...d.eventSelfMs].reduce((n, [, v]) => n + v, 0);
+        const spans = events.filter((e) => e.tid === thread.tid && e.ph === 'X');
+        const first = Math.min(...spans.map((e) => e.ts), thread.samples[0].ts);
+        const last = Math.max(...spans.map((e) => e.ts + e.dur), thread.samples.at(-1).ts);
+        const spanMs = (last - first) / 1000 + (2 * intervalUs) / 1000;
+        assert.ok(selfMs <= spanMs, `${thread.name}: Bottom-Up self times add up to ${selfMs.toFixed(1)} ms ` +
+          `over a ${spanMs.toFixed(1)} ms thread (events: ${d.eventSelfMs.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')})`);
+      }
+    });
+
+    test('Bottom-Up: self time per function matches ours, and its top 5 are our top 5', (t) => {
+      for (const thread of sampled()) {
+        const d = threadOf(thread.name);
+        // A scope and the function it names can both hold a function's time:
+        // DevTools gives the time between a scope's start and the first
+        // sample inside it to the scope event, and when a sample has the very
+        // timestamp of a scope's start it nests the scope under the sampled
+        // call, so the scope event gets that call's self time. Both rows show
+        // the same name in the Bottom-Up view: add them up.
+        const named = new Map(d.functionSelfMs);
+        for (const [k, v] of d.eventSelfMs) if (named.has(k)) named.set(k, named.get(k) + v);
+        const dt = [...named.entries()].map(([k, ms]) => [k, ms * 1000]).sort((a, b) => b[1] - a[1]);
+        t.diagnostic(`${thread.name}: ${dt.slice(0, TOP).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} ms`).join(', ')}`);
+        // What is left: scope time before a scope's first sample goes to a
+        // scope of another name (e.g. parse_config), the last sample lasts
+        // one average interval: about one interval per scope.
+        const tol = intervalUs * (scopesOn(thread.name) + 2);
+        const dtMap = new Map(dt);
+        for (const [fn, us] of timeWeightedSelf(thread).slice(0, TOP)) {
+          const got = dtMap.get(fn) ?? 0;
+          assert.ok(Math.abs(got - us) <= tol,
+            `${thread.name}: ${fn} ${(got / 1000).toFixed(1)} ms in DevTools, ${(us / 1000).toFixed(1)} ms in our samples`);
+        }
+        const counts = selfCounts(ours, thread.tid).map(([k, c]) => [k, c * intervalUs]);
+        assertSameTop(dt, counts, TOP, tol, `DevTools ${thread.name}`);
+        const top = dt.slice(0, TOP).map(([k]) => k);
+        for (const fn of SIGNATURE[thread.name] ?? []) assert.ok(top.includes(fn), `${thread.name}: ${fn} not in DevTools' top ${TOP}: ${top}`);
+      }
+    });
+  });
+});
