@@ -10,6 +10,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 if [ "$what" = all ] || [ "$what" = wasm ]; then
+  mkdir -p build
   if [ ! -f build/wasm/CMakeCache.txt ]; then
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >build/wasm-configure.log 2>&1 || {
       mkdir -p build; cat build/wasm-configure.log; exit 1; }

@@ -52,7 +52,7 @@ static int get_uint(const cJSON *v, const char *path, uint32_t lo, uint32_t hi, 
   }
   double d = v->valuedouble;
   if (d != floor(d) || d < lo || d > hi) {
-    fail(err, cap, path, "expected an integer from %u to %u, got %g", lo, hi, d);
+    fail(err, cap, path, "expected an integer from %u to %u, got %.15g", lo, hi, d);
     return 0;
   }
   *out = (uint32_t)d;
@@ -164,6 +164,10 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
            c->output);
       return 0;
     }
+    if (c->output[strlen(c->output) - 1] == '/') {
+      fail(err, cap, sub, "expected the path of a file, got the directory \"%s\"", c->output);
+      return 0;
+    }
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "sampling"))) {
     static const char *const skeys[] = {"enabled", "intervalUs", NULL};
@@ -234,7 +238,15 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
 static cJSON *parse_text(const char *json, size_t len, char *err, size_t cap) {
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-  if (root) return root;
+  if (root) {
+    /* cJSON stops after the first value: anything but whitespace after it
+     * is an error too. */
+    size_t rest = (size_t)(end - json);
+    while (rest < len && strchr(" \t\r\n", json[rest]) && json[rest]) rest++;
+    if (rest == len) return root;
+    cJSON_Delete(root);
+    end = json + rest;
+  }
   size_t offset = end && end >= json ? (size_t)(end - json) : 0;
   if (offset > len) offset = len;
   unsigned line = 1, col = 1;

@@ -169,7 +169,7 @@ int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth) {
       out[i] = atomic_load_explicit(&t->frames[i], memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     uint64_t after = atomic_load_explicit(&t->top, memory_order_relaxed);
-    if (WT_TOP_PUSHES(after) == WT_TOP_PUSHES(before)) {
+    if (after == before) {
       *depth = d;
       return (int)n;
     }

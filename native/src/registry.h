@@ -11,10 +11,12 @@
  *   top = (pushes << 16) | depth
  *   push: frames[depth] = id; publish top + (1 << 16) + 1
  *   pop:  publish top - 1
- * A reader loads top, copies frames[0..depth), loads top again; if the push
- * count did not change, no frame it copied was overwritten, so the copy is
- * the stack as it was at the first load. A frame is only ever overwritten by
- * a push, and every push bumps the count.
+ * A reader loads top, copies frames[0..depth), loads top again, and keeps
+ * the copy only if the whole word is unchanged. A frame is only overwritten
+ * by a push, every push bumps the count, and a push stores its frame before
+ * publishing: comparing the push count alone would accept a frame stored by
+ * a push that pops left room for but has not published yet (found by
+ * tests/native/test_stack.c).
  */
 #ifndef WT_REGISTRY_H
 #define WT_REGISTRY_H
@@ -61,7 +63,7 @@
 #else
 #define WT_I_PUBLISH_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_PUBLISH_U32(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
-#define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
+#define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_LOAD_OWN_U64(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #endif

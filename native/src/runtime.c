@@ -91,6 +91,7 @@ static wt_status add_session(const wt_session_config *config, const char *error,
   }
   s->id = id;
   int live = 0, dup = -1;
+  wt_status rc = WT_OK;
   for (int i = 0; i < id; i++) {
     wt_session *o = wt_rt.sessions[i];
     int st = atomic_load_explicit(&o->state, memory_order_acquire);
@@ -102,16 +103,20 @@ static wt_status add_session(const wt_session_config *config, const char *error,
   if (error && error[0]) {
     snprintf(s->error, sizeof s->error, "%s", error);
     atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_CONFIG;
   } else if (live >= WT_MAX_SESSIONS) {
     snprintf(s->error, sizeof s->error, "too many sessions at once (limit %d)", WT_MAX_SESSIONS);
     atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_LIMIT;
   } else if (dup >= 0) {
     snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
              config->output, wt_rt.sessions[dup]->config.name);
     atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_STATE;
   } else if (atomic_load(&wt_rt.worker_state) != 1) {
     snprintf(s->error, sizeof s->error, "%s", wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_THREAD;
   } else {
     atomic_store(&s->state, WT_SESSION_STARTING);
   }
@@ -125,7 +130,7 @@ static wt_status add_session(const wt_session_config *config, const char *error,
   }
   if (out_id) *out_id = id;
   wt_runtime_wake();
-  return atomic_load(&s->state) == WT_SESSION_FAILED ? (error && error[0] ? WT_ERR_CONFIG : WT_ERR_STATE) : WT_OK;
+  return rc;
 }
 
 wt_status wt_session_start(const char *session_json, int *out_id) {

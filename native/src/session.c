@@ -19,13 +19,20 @@
 #define INITIAL_ENTRIES 1024
 
 void wt_session_fail(wt_session *s, const char *fmt, ...) {
+  /* Claim the failure first (only one thread may write the message), then
+   * publish FAILED. Stopped and failed sessions never move again. */
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st == WT_SESSION_FAILED || st == WT_SESSION_STOPPED) return;
+  int unclaimed = 0;
+  if (!atomic_compare_exchange_strong(&s->failing, &unclaimed, 1)) return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->error, sizeof s->error, fmt, ap);
   va_end(ap);
-  atomic_store_explicit(&s->state, WT_SESSION_FAILED, memory_order_release);
+  while (!atomic_compare_exchange_weak_explicit(&s->state, &st, WT_SESSION_FAILED,
+                                                memory_order_acq_rel, memory_order_acquire)) {
+    if (st == WT_SESSION_STOPPED) return;
+  }
   char line[WT_ERROR_MAX + 80];
   snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
   wt_platform_log_error(line);

@@ -66,6 +66,7 @@ typedef struct wt_session {
   wt_session_config config;
   _Atomic int state;             /* wt_session_state */
   _Atomic int stop_requested;
+  _Atomic int failing;           /* set by the one thread that fails it */
   char error[WT_ERROR_MAX];
 
   /* Counters (written by the worker or the pump, read by anyone). */

@@ -160,7 +160,11 @@ void *wt_worker_main(void *arg) {
         drain_rings(nsessions);
         close_open_scopes(s, now);
         s->stop_us = now;
-        atomic_store_explicit(&s->state, WT_SESSION_STOPPING, memory_order_release);
+        /* CAS: the main thread may have failed the session meanwhile
+         * (output error); a failed session never moves again. */
+        int running = WT_SESSION_RUNNING;
+        atomic_compare_exchange_strong_explicit(&s->state, &running, WT_SESSION_STOPPING,
+                                                memory_order_acq_rel, memory_order_acquire);
       }
     }
 

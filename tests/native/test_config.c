@@ -501,7 +501,7 @@ WT_TEST(config_parse_session_should_prefix_key_paths_with_session) {
   }
 }
 
-/* ---- known bugs in config.c (WT_TEST_KNOWN_BUG below) ------------------- */
+/* ---- regressions: bugs these tests found in config.c, now fixed ---------- */
 
 /* config.c formats the rejected number with "%g", which keeps 6 significant
  * digits: 1000001 is reported as "1e+06", a value that is in range. */
@@ -564,12 +564,9 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(config_should_reject_names_and_paths_over_their_length_limit),
       WT_TEST_ENTRY(config_should_fail_a_bad_session_alone_between_two_good_ones),
       WT_TEST_ENTRY(config_parse_session_should_prefix_key_paths_with_session),
-      WT_TEST_KNOWN_BUG(config_should_print_a_rejected_number_exactly,
-                        "get_uint() prints the value with %g (1000001 -> \"1e+06\")"),
-      WT_TEST_KNOWN_BUG(config_should_reject_text_after_the_root_object,
-                        "parse_text() ignores text after the first JSON value"),
-      WT_TEST_KNOWN_BUG(config_should_reject_the_root_directory_as_output,
-                        "output \"/\" is accepted although the schema requires minLength 2"),
+      WT_TEST_ENTRY(config_should_print_a_rejected_number_exactly),
+      WT_TEST_ENTRY(config_should_reject_text_after_the_root_object),
+      WT_TEST_ENTRY(config_should_reject_the_root_directory_as_output),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }

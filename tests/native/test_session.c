@@ -585,7 +585,7 @@ WT_TEST(session_should_fail_beyond_sixteen_live_sessions) {
   stop_sessions(ids, WT_MAX_SESSIONS);
 }
 
-/* KNOWN BUG: add_session() returns WT_ERR_STATE here, while wasmtrace.h
+/* Regression (fixed): add_session() returned WT_ERR_STATE here, while wasmtrace.h
  * documents WT_ERR_LIMIT as "a fixed limit (sessions, threads) was
  * reached". */
 WT_TEST(session_start_should_return_limit_beyond_sixteen_live_sessions) {
@@ -619,8 +619,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(session_should_stop_by_itself_after_its_duration),
       WT_TEST_ENTRY(session_should_write_plain_json_without_compression),
       WT_TEST_ENTRY(session_should_fail_beyond_sixteen_live_sessions),
-      WT_TEST_KNOWN_BUG(session_start_should_return_limit_beyond_sixteen_live_sessions,
-                        "add_session() returns WT_ERR_STATE for \"too many sessions at once\""),
+      WT_TEST_ENTRY(session_start_should_return_limit_beyond_sixteen_live_sessions),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   /* Joins the worker and frees every session; then the registry, so that

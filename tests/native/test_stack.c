@@ -619,7 +619,7 @@ WT_TEST(stack_copy_should_keep_up_with_a_thread_that_changes_its_stack) {
   CHECK(res.torn * 10 < res.copies);
 }
 
-/* KNOWN BUG (registry.h protocol, wt_stack_copy): a push stores its frame
+/* Regression (fixed; registry.h protocol, wt_stack_copy): a push stores its frame
  * before it publishes the new push count, so a reader can see the new frame
  * with the old count. Stack [A0,A1] -> pop, pop -> store frames[0] = B0
  * (not yet published): a copy that loaded top before the pops reads
@@ -644,7 +644,7 @@ WT_TEST(stack_copy_should_never_mix_frames_of_two_stacks) {
   CHECK(res.torn * 10 < res.copies);
 }
 
-/* KNOWN BUG, shown deterministically: the reader is stopped in the middle
+/* Regression (fixed), shown deterministically: the reader is stopped in the middle
  * of its copy (a page fault on the frames it has not read yet), the owner
  * pops two frames and starts a push (stores the frame, has not published
  * the new top yet), then the copy goes on. The copy must be a stack that
@@ -734,12 +734,8 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(scopes_should_record_begin_and_end_events_with_their_depths),
       WT_TEST_ENTRY(ring_should_count_dropped_events_when_full_and_flag_the_next_one),
       WT_TEST_ENTRY(stack_copy_should_keep_up_with_a_thread_that_changes_its_stack),
-      WT_TEST_KNOWN_BUG(stack_copy_should_not_accept_a_frame_of_a_push_that_is_not_published,
-                        "wt_stack_copy() compares only push counts, and a push stores its "
-                        "frame before it publishes the new count"),
-      WT_TEST_KNOWN_RACE(stack_copy_should_never_mix_frames_of_two_stacks,
-                         "wt_stack_copy() accepts a copy when only the push count is unchanged, "
-                         "but a push stores its frame before publishing the count"),
+      WT_TEST_ENTRY(stack_copy_should_not_accept_a_frame_of_a_push_that_is_not_published),
+      WT_TEST_ENTRY(stack_copy_should_never_mix_frames_of_two_stacks),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   wt_registry_reset_for_testing();
