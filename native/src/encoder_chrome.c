@@ -139,6 +139,23 @@ static void emit_node_path(wt_session *s, uint32_t id, int *first) {
   }
 }
 
+/* Opens a Profile or ProfileChunk event of a thread's profile (id = tid),
+ * up to and including its "ts". */
+static void profile_event_start(wt_session *s, const char *name, uint16_t slot, int64_t ts) {
+  wt_json *j = &s->json;
+  event_start(s);
+  wt_json_lit(j, "{\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"name\":\"");
+  wt_json_lit(j, name);
+  wt_json_lit(j, "\",\"id\":\"0x");
+  char hex[16];
+  snprintf(hex, sizeof hex, "%x", slot + 1u);
+  wt_json_lit(j, hex);
+  wt_json_lit(j, "\",\"pid\":1,\"tid\":");
+  wt_json_u64(j, slot + 1u);
+  wt_json_lit(j, ",\"ts\":");
+  wt_json_i64(j, ts);
+}
+
 /* One ProfileChunk for the samples of `slot` listed in idx[0..n). */
 static void write_chunk(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n) {
   wt_json *j = &s->json;
@@ -148,28 +165,12 @@ static void write_chunk(wt_session *s, uint16_t slot, const uint32_t *idx, size_
   if (!st->profile_started) {
     st->profile_started = 1;
     st->prev_sample_us = (double)us_int(first->ts_us);
-    event_start(s);
-    wt_json_lit(j, "{\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"name\":\"Profile\",\"id\":\"0x");
-    char hex[16];
-    snprintf(hex, sizeof hex, "%x", slot + 1u);
-    wt_json_lit(j, hex);
-    wt_json_lit(j, "\",\"pid\":1,\"tid\":");
-    wt_json_u64(j, slot + 1u);
-    wt_json_lit(j, ",\"ts\":");
-    wt_json_i64(j, us_int(first->ts_us));
+    profile_event_start(s, "Profile", slot, us_int(first->ts_us));
     wt_json_lit(j, ",\"args\":{\"data\":{\"startTime\":");
     wt_json_i64(j, us_int(first->ts_us));
     wt_json_lit(j, "}}}");
   }
-  event_start(s);
-  wt_json_lit(j, "{\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"name\":\"ProfileChunk\",\"id\":\"0x");
-  char hex[16];
-  snprintf(hex, sizeof hex, "%x", slot + 1u);
-  wt_json_lit(j, hex);
-  wt_json_lit(j, "\",\"pid\":1,\"tid\":");
-  wt_json_u64(j, slot + 1u);
-  wt_json_lit(j, ",\"ts\":");
-  wt_json_i64(j, us_int(s->samples[idx[n - 1]].ts_us));
+  profile_event_start(s, "ProfileChunk", slot, us_int(s->samples[idx[n - 1]].ts_us));
   wt_json_lit(j, ",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[");
   int firstnode = 1;
   for (size_t i = 0; i < n; i++) emit_node_path(s, s->samples[idx[i]].node, &firstnode);
