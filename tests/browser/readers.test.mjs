@@ -18,7 +18,9 @@ import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithSpeedscope } from '../lib/speedscope.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const sampleDir = join(root, 'build/wasm/samples/startup');
+// The instrumented variant: scopes and every function (C++ included) on the
+// stacks, so the readers are checked on real, demangled function names too.
+const sampleDir = join(root, 'build/wasm/samples/startup_instrumented');
 const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];
 // Functions the sample app spends its time in, per thread (a sanity check
 // that the comparison is about real names, not wasm-function[N]).
