@@ -29,6 +29,8 @@ void wt_config_defaults(wt_session_config *c, const char *name) {
   c->duration_ms = 0;
   c->max_buffer_kb = 16384;
   c->when_full = WT_FULL_STOP;
+  c->counters = 1;
+  c->counter_interval_ms = 10;
   c->category_count = 1;
   snprintf(c->categories[0], WT_CATEGORY_MAX, "*");
 }
@@ -106,7 +108,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
                              char *err, size_t cap) {
   static const char *const keys[] = {"name",        "output",     "format",     "compression",
                                      "compressionLevel", "sampling", "categories", "durationMs",
-                                     "maxBufferKB", "whenFull",   NULL};
+                                     "maxBufferKB", "whenFull",   "counters",   NULL};
   char sub[160];
   if (!cJSON_IsObject(obj)) {
     fail(err, cap, path, "expected an object, got %s", type_name(obj));
@@ -124,16 +126,22 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     }
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "format"))) {
+    static const char *const formats[] = {"chrome", "firefox", "folded"};
     snprintf(sub, sizeof sub, "%s.format", path);
     if (!cJSON_IsString(v)) {
       fail(err, cap, sub, "expected a string, got %s", type_name(v));
       return 0;
     }
-    if (strcmp(v->valuestring, "chrome") != 0) {
-      fail(err, cap, sub, "unsupported format \"%.40s\" (supported: \"chrome\")", v->valuestring);
+    int found = -1;
+    for (int i = 0; i < 3; i++)
+      if (strcmp(v->valuestring, formats[i]) == 0) found = i;
+    if (found < 0) {
+      fail(err, cap, sub,
+           "unsupported format \"%.40s\" (supported: \"chrome\", \"firefox\", \"folded\")",
+           v->valuestring);
       return 0;
     }
-    c->format = WT_FORMAT_CHROME;
+    c->format = (wt_format)found;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "compression"))) {
     snprintf(sub, sizeof sub, "%s.compression", path);
@@ -155,7 +163,8 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->gzip_level = (int)level;
   }
   /* The default output path depends on the final name and compression. */
-  snprintf(c->output, sizeof c->output, "/traces/%s.json%s", c->name, c->gzip ? ".gz" : "");
+  snprintf(c->output, sizeof c->output, "/traces/%s.%s%s", c->name,
+           c->format == WT_FORMAT_FOLDED ? "folded" : "json", c->gzip ? ".gz" : "");
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "output"))) {
     snprintf(sub, sizeof sub, "%s.output", path);
     if (!get_string(v, sub, c->output, sizeof c->output, err, cap)) return 0;
@@ -189,6 +198,28 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     if ((w = cJSON_GetObjectItemCaseSensitive(v, "intervalUs"))) {
       snprintf(sub, sizeof sub, "%s.sampling.intervalUs", path);
       if (!get_uint(w, sub, 50, 1000000, &c->interval_us, err, cap)) return 0;
+    }
+  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "counters"))) {
+    static const char *const ckeys[] = {"enabled", "intervalMs", NULL};
+    snprintf(sub, sizeof sub, "%s.counters", path);
+    if (!cJSON_IsObject(v)) {
+      fail(err, cap, sub, "expected an object, got %s", type_name(v));
+      return 0;
+    }
+    if (!check_keys(v, sub, ckeys, err, cap)) return 0;
+    const cJSON *w;
+    if ((w = cJSON_GetObjectItemCaseSensitive(v, "enabled"))) {
+      snprintf(sub, sizeof sub, "%s.counters.enabled", path);
+      if (!cJSON_IsBool(w)) {
+        fail(err, cap, sub, "expected true or false, got %s", type_name(w));
+        return 0;
+      }
+      c->counters = cJSON_IsTrue(w);
+    }
+    if ((w = cJSON_GetObjectItemCaseSensitive(v, "intervalMs"))) {
+      snprintf(sub, sizeof sub, "%s.counters.intervalMs", path);
+      if (!get_uint(w, sub, 1, 60000, &c->counter_interval_ms, err, cap)) return 0;
     }
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "categories"))) {

@@ -15,7 +15,7 @@
 #define WT_PATH_MAX 256
 #define WT_ERROR_MAX 256
 
-typedef enum wt_format { WT_FORMAT_CHROME = 0 } wt_format;
+typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;
 typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
 
 typedef struct wt_session_config {
@@ -28,6 +28,8 @@ typedef struct wt_session_config {
   uint32_t interval_us; /* sampling period */
   uint32_t duration_ms; /* 0: until stopped */
   uint32_t max_buffer_kb;
+  int counters;         /* 1: built-in counters (default) */
+  uint32_t counter_interval_ms;
   wt_when_full when_full;
   int category_count;
   char categories[WT_MAX_CATEGORIES][WT_CATEGORY_MAX];

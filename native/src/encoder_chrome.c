@@ -85,25 +85,41 @@ static void write_header(wt_session *s) {
   wt_json_lit(j, "}}");
 }
 
-static void write_scope(wt_session *s, const wt_scope_rec *r) {
+static void write_tid(wt_session *s, uint16_t thread) {
+  wt_json_u64(&s->json, thread == WT_PROCESS_THREAD ? 0u : thread + 1u);
+}
+
+/* Scopes become X events, instants I events, counters C events. */
+static void write_event(wt_session *s, const wt_event_rec *r) {
   wt_json *j = &s->json;
-  announce(s, r->thread);
+  int kind = WT_REC_KIND(r->kind);
+  if (r->thread != WT_PROCESS_THREAD) announce(s, r->thread);
   event_start(s);
   char tmp[32];
-  wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"app\",\"name\":");
+  wt_json_lit(j, kind == WT_REC_SCOPE ? "{\"ph\":\"X\",\"cat\":" : kind == WT_REC_INSTANT ? "{\"ph\":\"I\",\"s\":\"t\",\"cat\":" : "{\"ph\":\"C\",\"cat\":");
+  wt_json_string(j, wt_registry_category_name(r->cat));
+  wt_json_lit(j, ",\"name\":");
   wt_json_string(j, wt_session_frame_name(r->id, tmp, sizeof tmp));
   wt_json_lit(j, ",\"pid\":1,\"tid\":");
-  wt_json_u64(j, r->thread + 1u);
+  write_tid(s, r->thread);
   wt_json_lit(j, ",\"ts\":");
-  wt_json_double3(j, r->begin_us);
-  wt_json_lit(j, ",\"dur\":");
-  wt_json_double3(j, r->end_us - r->begin_us);
-  if (r->unfinished) wt_json_lit(j, ",\"args\":{\"unfinished\":true}");
+  wt_json_double3(j, r->ts_us);
+  if (kind == WT_REC_SCOPE) {
+    wt_json_lit(j, ",\"dur\":");
+    wt_json_double3(j, r->value - r->ts_us);
+    if (r->kind & WT_REC_UNFINISHED) wt_json_lit(j, ",\"args\":{\"unfinished\":true}");
+    wt_session_thread *st = &s->threads[r->thread];
+    if (!st->has_span || r->ts_us < st->span_lo) st->span_lo = r->ts_us;
+    if (!st->has_span || r->value > st->span_hi) st->span_hi = r->value;
+    st->has_span = 1;
+  } else if (kind == WT_REC_COUNTER) {
+    wt_json_lit(j, ",\"args\":{\"value\":");
+    char num[40];
+    snprintf(num, sizeof num, "%.17g", isfinite(r->value) ? r->value : 0.0);
+    wt_json_lit(j, num);
+    wt_json_lit(j, "}");
+  }
   wt_json_lit(j, "}");
-  wt_session_thread *st = &s->threads[r->thread];
-  if (!st->has_span || r->begin_us < st->span_lo) st->span_lo = r->begin_us;
-  if (!st->has_span || r->end_us > st->span_hi) st->span_hi = r->end_us;
-  st->has_span = 1;
   atomic_fetch_add_explicit(&s->events_written, 1, memory_order_relaxed);
 }
 
@@ -252,37 +268,13 @@ static void write_footer(wt_session *s) {
   wt_json_lit(j, "}}\n]\n");
 }
 
-wt_status wt_chrome_encode_step(wt_session *s, size_t max_samples, int final) {
+static wt_status chrome_step(wt_session *s, size_t max_samples, int final) {
   if (!s->header_written) write_header(s);
 
-  /* Scopes first: each is complete, order does not matter to readers. */
-  while (s->scope_count) {
-    write_scope(s, &s->scopes[s->scope_head]);
-    s->scope_head = (s->scope_head + 1) % s->scope_cap;
-    s->scope_count--;
-  }
-
-  size_t k = s->sample_count < max_samples ? s->sample_count : max_samples;
-  if (k) {
-    /* Counting sort of the batch by thread, keeping time order. */
-    uint32_t counts[WT_MAX_THREADS + 1];
-    memset(counts, 0, sizeof counts);
-    for (size_t i = 0; i < k; i++) counts[s->samples[(s->sample_head + i) % s->sample_cap].thread + 1]++;
-    for (int t = 0; t < WT_MAX_THREADS; t++) counts[t + 1] += counts[t];
-    uint32_t pos[WT_MAX_THREADS];
-    memcpy(pos, counts, sizeof pos);
-    for (size_t i = 0; i < k; i++) {
-      uint32_t at = (uint32_t)((s->sample_head + i) % s->sample_cap);
-      s->sort_tmp[pos[s->samples[at].thread]++] = at;
-    }
-    for (int t = 0; t < WT_MAX_THREADS; t++) {
-      uint32_t n = counts[t + 1] - counts[t];
-      if (n) write_chunk(s, (uint16_t)t, s->sort_tmp + counts[t], n);
-    }
-    s->sample_head = (s->sample_head + k) % s->sample_cap;
-    s->sample_count -= k;
-    atomic_fetch_add_explicit(&s->samples_written, k, memory_order_relaxed);
-  }
+  /* Events first: each is complete, order does not matter to readers. */
+  const wt_event_rec *r;
+  while ((r = wt_session_next_event(s)) != NULL) write_event(s, r);
+  wt_session_take_samples(s, max_samples, write_chunk);
 
   if (final) {
     write_footer(s);
@@ -299,3 +291,5 @@ wt_status wt_chrome_encode_step(wt_session *s, size_t max_samples, int final) {
   }
   return WT_OK;
 }
+
+const wt_encoder wt_encoder_chrome = {"chrome", chrome_step, NULL};

@@ -36,6 +36,12 @@ void wt_platform_log_error(const char *message);
  * given. *source is set to a static description of where it came from. */
 char *wt_platform_read_config(const char **source);
 
+/* Bytes of wasm linear memory (the heap's reserved size), or -1. */
+int64_t wt_platform_heap_bytes(void);
+
+/* Bytes malloc has handed out and not freed, or -1 if not measurable. */
+int64_t wt_platform_malloc_bytes(void);
+
 /* Writes the name of the function at wasm table index `table_index` into
  * buf (NUL-terminated): its name-section name if the module has one, else
  * "wasm-function[<function index>]". Returns 0 if the index names no

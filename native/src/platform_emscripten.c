@@ -3,6 +3,7 @@
 
 #include <emscripten.h>
 #include <emscripten/threading.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -67,4 +68,13 @@ char *wt_platform_read_config(const char **source) {
 
 int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
   return wt_js_function_name(table_index, buf, cap) > 0;
+}
+
+int64_t wt_platform_heap_bytes(void) { return (int64_t)__builtin_wasm_memory_size(0) * 65536; }
+
+int64_t wt_platform_malloc_bytes(void) {
+  /* dlmalloc's mallinfo takes the malloc lock: fine on the worker, which is
+   * the only caller. */
+  struct mallinfo mi = mallinfo();
+  return (int64_t)(uint32_t)mi.uordblks;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <time.h>
 
 static pthread_mutex_t sleep_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -68,4 +69,15 @@ int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
   /* The host build has no wasm table: frames are shown by number. */
   snprintf(buf, cap, "function[%u]", (unsigned)table_index);
   return 1;
+}
+
+int64_t wt_platform_heap_bytes(void) { return -1; }
+
+int64_t wt_platform_malloc_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  struct mallinfo2 mi = mallinfo2();
+  return (int64_t)mi.uordblks;
+#else
+  return -1;
+#endif
 }

@@ -24,6 +24,8 @@ static struct {
   _Atomic uint32_t names_count;
   const char **map_keys;  /* pointer hash map, size 2 * WT_MAX_NAMES */
   uint32_t *map_ids;
+  char categories[WT_MAX_CATEGORY_NAMES][32];
+  _Atomic uint32_t category_count;
 } reg = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
 enum { TLS_UNKNOWN = 0, TLS_REGISTERED = 1, TLS_EXCLUDED = 2 };
@@ -153,6 +155,39 @@ uint32_t wt_registry_intern(const char *name) {
   return id;
 }
 
+_Atomic uint64_t wt_i_category_mask;
+
+uint32_t wt_registry_intern_category(const char *name) {
+  if (!name) name = "app";
+  pthread_mutex_lock(&reg.mutex);
+  uint32_t n = atomic_load_explicit(&reg.category_count, memory_order_relaxed);
+  uint32_t index = WT_MAX_CATEGORY_NAMES - 1;
+  int found = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (strncmp(reg.categories[i], name, sizeof reg.categories[i] - 1) == 0) {
+      index = i;
+      found = 1;
+      break;
+    }
+  if (!found && n < WT_MAX_CATEGORY_NAMES) {
+    index = n;
+    snprintf(reg.categories[n], sizeof reg.categories[n], "%s",
+             n == WT_MAX_CATEGORY_NAMES - 1 ? "(other)" : name);
+    atomic_store_explicit(&reg.category_count, n + 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&reg.mutex);
+  return index;
+}
+
+const char *wt_registry_category_name(uint32_t index) {
+  if (index >= atomic_load_explicit(&reg.category_count, memory_order_acquire)) return "";
+  return reg.categories[index];
+}
+
+uint32_t wt_registry_category_count(void) {
+  return atomic_load_explicit(&reg.category_count, memory_order_acquire);
+}
+
 const char *wt_registry_scope_name(uint32_t id) {
   if (!(id & WT_FRAME_SCOPE_BIT)) return NULL;
   uint32_t index = id & ~WT_FRAME_SCOPE_BIT;
@@ -193,6 +228,8 @@ void wt_registry_reset_for_testing(void) {
   reg.map_keys = NULL;
   reg.map_ids = NULL;
   atomic_store_explicit(&reg.names_count, 0, memory_order_relaxed);
+  atomic_store_explicit(&reg.category_count, 0, memory_order_relaxed);
+  atomic_store_explicit(&wt_i_category_mask, 0, memory_order_relaxed);
   pthread_mutex_unlock(&reg.mutex);
   wt_i_tls_self = NULL;
   tls_state = TLS_UNKNOWN;

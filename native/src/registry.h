@@ -68,26 +68,35 @@
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #endif
 
-enum { WT_EVENT_BEGIN = 1, WT_EVENT_END = 2 };
+#define WT_MAX_CATEGORY_NAMES 64 /* distinct event categories (bits of a mask) */
+
+enum { WT_EVENT_BEGIN = 1, WT_EVENT_END = 2, WT_EVENT_INSTANT = 3, WT_EVENT_COUNTER = 4 };
 #define WT_EVENT_GAP 0x80u /* events were dropped just before this one */
 #define WT_EVENT_KIND(info) ((info) & 0x7fu)
-#define WT_EVENT_DEPTH(info) ((info) >> 8)
+#define WT_EVENT_DEPTH(info) (((info) >> 8) & 0xffffu)
+#define WT_EVENT_CAT(info) ((info) >> 24)
+#define WT_EVENT_INFO(kind, depth, cat) ((kind) | ((uint32_t)(depth) << 8) | ((uint32_t)(cat) << 24))
 
-/* One event in a thread's ring: 16 bytes, fixed layout. `depth` is the
- * shadow-stack depth below the scope (before its push, after its pop), so
- * the worker can pair BEGIN and END even when the ring dropped some. */
+/* One event in a thread's ring: 24 bytes, fixed layout. `depth` is the
+ * shadow-stack depth below a scope (before its push, after its pop), so the
+ * worker can pair BEGIN and END even when the ring dropped some. */
 typedef struct wt_event {
   double ts_us;
-  uint32_t id;    /* frame id (scope name) for BEGIN; unused for END */
-  uint32_t info;  /* kind | WT_EVENT_GAP | depth << 8 */
+  double value;   /* counter value */
+  uint32_t id;    /* interned name; unused for END */
+  uint32_t info;  /* kind | WT_EVENT_GAP | depth << 8 | category << 24 */
 } wt_event;
-_Static_assert(sizeof(wt_event) == 16, "wt_event must stay 16 bytes");
+_Static_assert(sizeof(wt_event) == 24, "wt_event must stay 24 bytes");
+
+/* Bit i set: some running session records category i. Read with one
+ * relaxed load on the hot path; kept by wt_runtime_update_categories. */
+extern _Atomic uint64_t wt_i_category_mask;
 
 /* Worker-private bookkeeping of open scopes per thread (see worker.c). */
 typedef struct wt_open_scope {
   double begin_us;
-  uint32_t id;
-  uint32_t pad;
+  uint32_t id;  /* 0: no open scope recorded at this depth */
+  uint32_t cat;
 } wt_open_scope;
 
 typedef struct wt_thread {
@@ -98,12 +107,13 @@ typedef struct wt_thread {
   uint32_t ring_read_cache;       /* owner's last view of ring_read */
   uint32_t overflow;              /* owner-only: pushes past depth 0xffff */
   uint32_t ring_gap;              /* owner-only: an event was dropped */
+  uint64_t recorded[WT_MAX_DEPTH / 64]; /* owner-only: scope at depth d wrote BEGIN */
   _Atomic uint64_t ring_dropped;  /* events dropped because the ring was full */
   wt_event ring[WT_RING_CAPACITY];
 
   /* --- worker-written line ---------------------------------------------- */
   _Alignas(64) _Atomic uint32_t ring_read;  /* free-running; worker writes */
-  uint32_t open_depth;                      /* worker-private from here on */
+  uint64_t dropped_seen;                    /* worker-private from here on */
   wt_open_scope open[WT_MAX_DEPTH];
 
   /* --- control-path fields (registry mutex) -------------------------------- */
@@ -136,6 +146,17 @@ void wt_registry_thread_name(const wt_thread *t, char *out);
  * WT_FRAME_SCOPE_BIT set). Returns 0 if the name table is full. Takes the
  * registry mutex: call once per site, not per event. */
 uint32_t wt_registry_intern(const char *name);
+
+/* Interns a category name by its text; returns its index (below
+ * WT_MAX_CATEGORY_NAMES; the last index is shared by all names past the
+ * limit). Takes the registry mutex. */
+uint32_t wt_registry_intern_category(const char *name);
+
+/* The text of category `index`, or "" if unknown. Any thread. */
+const char *wt_registry_category_name(uint32_t index);
+
+/* Number of interned categories. Any thread. */
+uint32_t wt_registry_category_count(void);
 
 /* The name of an interned scope id, or NULL. Any thread. */
 const char *wt_registry_scope_name(uint32_t id);

@@ -18,6 +18,38 @@
 
 wt_runtime wt_rt = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
+uint32_t wt_builtin_counter_ids[3];
+uint32_t wt_builtin_counter_cat;
+static pthread_mutex_t categories_mutex = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t categories_forced; /* tests: recorded as if a session wanted them */
+
+void wt_runtime_force_categories_for_testing(uint64_t mask) {
+  pthread_mutex_lock(&categories_mutex);
+  categories_forced = mask;
+  pthread_mutex_unlock(&categories_mutex);
+  wt_runtime_update_categories();
+}
+
+void wt_runtime_update_categories(void) {
+  pthread_mutex_lock(&categories_mutex);
+  uint32_t ncat = wt_registry_category_count();
+  uint64_t all = categories_forced;
+  int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
+  for (int i = 0; i < n; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    int st = atomic_load_explicit(&s->state, memory_order_acquire);
+    uint64_t mask = 0;
+    if (st == WT_SESSION_STARTING || st == WT_SESSION_RUNNING) {
+      for (uint32_t c = 0; c < ncat; c++)
+        if (wt_config_category_enabled(&s->config, wt_registry_category_name(c))) mask |= 1ull << c;
+    }
+    atomic_store_explicit(&s->cat_mask, mask, memory_order_relaxed);
+    all |= mask;
+  }
+  atomic_store_explicit(&wt_i_category_mask, all, memory_order_relaxed);
+  pthread_mutex_unlock(&categories_mutex);
+}
+
 const char *wt_status_str(wt_status status) {
   switch (status) {
     case WT_OK: return "ok";
@@ -56,6 +88,9 @@ wt_status wt_runtime_init(void) {
   /* Register the caller (normally the main thread) so it is sampled from
    * the first tick, before it ever opens a scope. */
   wt_thread_self();
+  static const char *const builtin[3] = {"wasm heap bytes", "malloc bytes in use", "live threads"};
+  wt_builtin_counter_cat = wt_registry_intern_category("wasmtrace");
+  for (int i = 0; i < 3; i++) wt_builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -129,6 +164,7 @@ static wt_status add_session(const wt_session_config *config, const char *error,
     wt_platform_log_error(line);
   }
   if (out_id) *out_id = id;
+  wt_runtime_update_categories();
   wt_runtime_wake();
   return rc;
 }

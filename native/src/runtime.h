@@ -25,6 +25,18 @@ extern wt_runtime wt_rt;
 /* The worker thread's entry point (worker.c). */
 void *wt_worker_main(void *arg);
 
+/* Names of the built-in counters (heap bytes, malloc bytes in use, live
+ * threads) and their category, interned by wt_runtime_init. */
+extern uint32_t wt_builtin_counter_ids[3];
+extern uint32_t wt_builtin_counter_cat;
+
+/* Recomputes which categories each running session records, and the
+ * global mask the hot path reads. Any thread; takes a mutex of its own. */
+void wt_runtime_update_categories(void);
+
+/* Tests: records these categories as if a running session wanted them. */
+void wt_runtime_force_categories_for_testing(uint64_t mask);
+
 /* Wakes the worker (new session, stop request). Any thread. */
 void wt_runtime_wake(void);
 

@@ -11,7 +11,7 @@
 /* How a session's memory limit is split between its buffers. Fixed
  * per-session overhead (the zlib state, this struct) is not included. */
 #define SHARE_SAMPLES 40 /* percent: pending samples (+ sort scratch) */
-#define SHARE_SCOPES 15  /* pending scope records */
+#define SHARE_EVENTS 15  /* pending event records */
 #define SHARE_NODES 20   /* the call tree and its hash table */
 #define SHARE_OUT 25     /* compressed output waiting for the main thread */
 #define SAMPLE_BYTES (sizeof(wt_sample) + sizeof(uint32_t))
@@ -39,7 +39,7 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
 }
 
 size_t wt_session_memory(const wt_session *s) {
-  return s->sample_cap * SAMPLE_BYTES + s->scope_cap * sizeof(wt_scope_rec) +
+  return s->sample_cap * SAMPLE_BYTES + s->event_cap * sizeof(wt_event_rec) +
          s->node_cap * NODE_BYTES + (size_t)wt_outq_in_flight((wt_outq *)&s->out);
 }
 
@@ -52,7 +52,7 @@ static void note_memory(wt_session *s) {
 wt_status wt_session_setup(wt_session *s, double now_us) {
   size_t limit = (size_t)s->config.max_buffer_kb * 1024;
   s->budget_samples = limit / 100 * SHARE_SAMPLES / SAMPLE_BYTES;
-  s->budget_scopes = limit / 100 * SHARE_SCOPES / sizeof(wt_scope_rec);
+  s->budget_events = limit / 100 * SHARE_EVENTS / sizeof(wt_event_rec);
   s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
   s->budget_out = limit / 100 * SHARE_OUT;
   s->start_us = now_us;
@@ -67,23 +67,28 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
     s->encoder_sink = &s->out.base;
   }
   wt_json_init(&s->json, s->encoder_sink);
+  switch (s->config.format) {
+    case WT_FORMAT_CHROME: s->encoder = &wt_encoder_chrome; break;
+    default: return WT_ERR_UNSUPPORTED;
+  }
   return WT_OK;
 }
 
 void wt_session_free_buffers(wt_session *s) {
   free(s->samples);
-  free(s->scopes);
+  if (s->encoder && s->encoder->free) s->encoder->free(s);
+  free(s->events);
   free(s->nodes);
   free(s->node_hash);
   free(s->sort_tmp);
   s->samples = NULL;
-  s->scopes = NULL;
+  s->events = NULL;
   s->nodes = NULL;
   s->node_hash = NULL;
   s->sort_tmp = NULL;
-  s->sample_cap = s->scope_cap = 0;
+  s->sample_cap = s->event_cap = 0;
   s->node_cap = s->node_count = 0;
-  s->sample_count = s->scope_count = 0;
+  s->sample_count = s->event_count = 0;
   wt_gzip_sink_free(&s->gzip);
 }
 
@@ -244,17 +249,49 @@ void wt_session_record_torn(wt_session *s) {
   atomic_fetch_add_explicit(&s->samples_torn, 1, memory_order_relaxed);
 }
 
-void wt_session_record_scope(wt_session *s, const wt_scope_rec *rec) {
-  see_thread(s, rec->thread);
+void wt_session_record_event(wt_session *s, const wt_event_rec *rec) {
+  if (rec->thread != WT_PROCESS_THREAD) see_thread(s, rec->thread);
   int evicted;
-  if (!make_room(s, (void **)&s->scopes, sizeof(wt_scope_rec), &s->scope_head, &s->scope_count,
-                 &s->scope_cap, s->budget_scopes, &evicted)) {
+  if (!make_room(s, (void **)&s->events, sizeof(wt_event_rec), &s->event_head, &s->event_count,
+                 &s->event_cap, s->budget_events, &evicted)) {
     atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
     return;
   }
   if (evicted) atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
-  s->scopes[(s->scope_head + s->scope_count) % s->scope_cap] = *rec;
-  s->scope_count++;
+  s->events[(s->event_head + s->event_count) % s->event_cap] = *rec;
+  s->event_count++;
+}
+
+const wt_event_rec *wt_session_next_event(wt_session *s) {
+  if (!s->event_count) return NULL;
+  const wt_event_rec *r = &s->events[s->event_head];
+  s->event_head = (s->event_head + 1) % s->event_cap;
+  s->event_count--;
+  return r;
+}
+
+void wt_session_take_samples(wt_session *s, size_t k,
+                             void (*fn)(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n)) {
+  if (k > s->sample_count) k = s->sample_count;
+  if (!k) return;
+  /* Counting sort of the batch by thread, keeping time order. */
+  uint32_t counts[WT_MAX_THREADS + 1];
+  memset(counts, 0, sizeof counts);
+  for (size_t i = 0; i < k; i++) counts[s->samples[(s->sample_head + i) % s->sample_cap].thread + 1]++;
+  for (int t = 0; t < WT_MAX_THREADS; t++) counts[t + 1] += counts[t];
+  uint32_t pos[WT_MAX_THREADS];
+  memcpy(pos, counts, sizeof pos);
+  for (size_t i = 0; i < k; i++) {
+    uint32_t at = (uint32_t)((s->sample_head + i) % s->sample_cap);
+    s->sort_tmp[pos[s->samples[at].thread]++] = at;
+  }
+  for (int t = 0; t < WT_MAX_THREADS; t++) {
+    uint32_t n = counts[t + 1] - counts[t];
+    if (n) fn(s, (uint16_t)t, s->sort_tmp + counts[t], n);
+  }
+  s->sample_head = (s->sample_head + k) % s->sample_cap;
+  s->sample_count -= k;
+  atomic_fetch_add_explicit(&s->samples_written, k, memory_order_relaxed);
 }
 
 const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {

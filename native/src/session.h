@@ -42,13 +42,36 @@ typedef struct wt_sample {
   uint16_t pad;
 } wt_sample;
 
-typedef struct wt_scope_rec {
-  double begin_us;
-  double end_us;
-  uint32_t id;
-  uint16_t thread;
-  uint16_t unfinished; /* still open when the session stopped */
-} wt_scope_rec;
+/* Kinds of event records (the high bit of `kind` marks an unfinished scope). */
+enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3 };
+#define WT_REC_UNFINISHED 0x80u
+#define WT_REC_KIND(k) ((k) & 0x7fu)
+#define WT_PROCESS_THREAD 0xffffu /* `thread` of process-wide records */
+
+/* One event waiting to be encoded: 24 bytes, fixed layout. */
+typedef struct wt_event_rec {
+  double ts_us;    /* begin (scope) or time (instant, counter) */
+  double value;    /* end time (scope) or value (counter) */
+  uint32_t id;     /* interned name (registry.h) */
+  uint16_t thread; /* registry slot, or WT_PROCESS_THREAD */
+  uint8_t kind;    /* WT_REC_* | WT_REC_UNFINISHED */
+  uint8_t cat;     /* category index (wt_registry_category_name) */
+} wt_event_rec;
+_Static_assert(sizeof(wt_event_rec) == 24, "wt_event_rec must stay 24 bytes");
+
+typedef struct wt_session wt_session;
+
+/* An output format. step() encodes at most max_samples pending samples and
+ * all pending events; with `final` it also writes the end of the file and
+ * closes the session's sink. free() releases encoder state (may be NULL).
+ * Worker only. */
+typedef struct wt_encoder {
+  const char *name;
+  wt_status (*step)(wt_session *s, size_t max_samples, int final);
+  void (*free)(wt_session *s);
+} wt_encoder;
+
+extern const wt_encoder wt_encoder_chrome;
 
 /* What the session knows about one registered thread. */
 typedef struct wt_session_thread {
@@ -61,12 +84,13 @@ typedef struct wt_session_thread {
   char announced_name[WT_THREAD_NAME_MAX];
 } wt_session_thread;
 
-typedef struct wt_session {
+struct wt_session {
   int id;
   wt_session_config config;
   _Atomic int state;             /* wt_session_state */
   _Atomic int stop_requested;
   _Atomic int failing;           /* set by the one thread that fails it */
+  _Atomic uint64_t cat_mask;     /* categories it records (wt_runtime_update_categories) */
   char error[WT_ERROR_MAX];
 
   /* Counters (written by the worker or the pump, read by anyone). */
@@ -76,12 +100,12 @@ typedef struct wt_session {
   _Atomic uint32_t threads_seen, high_water;
 
   /* --- worker-private --------------------------------------------------- */
-  double start_us, stop_us, next_sample_us;
-  size_t budget_samples, budget_scopes, budget_nodes, budget_out; /* caps */
+  double start_us, stop_us, next_sample_us, next_counter_us;
+  size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */
   wt_sample *samples; /* ring: head, count, cap */
   size_t sample_head, sample_count, sample_cap;
-  wt_scope_rec *scopes;
-  size_t scope_head, scope_count, scope_cap;
+  wt_event_rec *events; /* ring: head, count, cap */
+  size_t event_head, event_count, event_cap;
   wt_node *nodes; /* node id n lives at nodes[n - 1] */
   uint32_t node_count, node_cap;
   uint32_t *node_hash; /* open addressing over node ids; size 2 * node_cap */
@@ -90,6 +114,8 @@ typedef struct wt_session {
   wt_session_thread threads[WT_MAX_THREADS];
   int header_written, footer_written;
   uint64_t last_flush_bytes;
+  const wt_encoder *encoder;
+  void *encoder_state; /* owned by the encoder (free callback) */
   wt_json json;
   wt_gzip_sink gzip;
   wt_sink *encoder_sink; /* &gzip.base or &out.base */
@@ -99,7 +125,7 @@ typedef struct wt_session {
 
   /* --- main-thread-private ------------------------------------------------ */
   FILE *file;
-} wt_session;
+};
 
 /* Session table (runtime.c). */
 wt_session *wt_session_get(int id);
@@ -109,15 +135,17 @@ wt_status wt_session_setup(wt_session *s, double now_us);
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
                               double ts_us);
 void wt_session_record_torn(wt_session *s);
-void wt_session_record_scope(wt_session *s, const wt_scope_rec *rec);
+void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);
 size_t wt_session_memory(const wt_session *s);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
 
-/* Chrome encoder (encoder_chrome.c). Encodes at most max_samples pending
- * samples and the pending scopes; with `final`, also the footer, and closes
- * the output. Returns WT_OK or the sink's error. Worker only. */
-wt_status wt_chrome_encode_step(wt_session *s, size_t max_samples, int final);
+/* Takes the oldest pending event (NULL if none). Encoders only. */
+const wt_event_rec *wt_session_next_event(wt_session *s);
+/* Takes the oldest k pending samples, calling fn for each group of one
+ * thread's samples in time order (idx: positions in s->samples). */
+void wt_session_take_samples(wt_session *s, size_t k,
+                             void (*fn)(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n));
 
 /* Node helpers shared by the encoders. */
 const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t tmpcap);

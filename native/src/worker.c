@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "platform.h"
+#include "registry.h"
 #include "runtime.h"
 
 #define IDLE_SLEEP_US 20000.0     /* when no session samples */
@@ -25,38 +26,73 @@ static int active(wt_session *s) {
   return st == WT_SESSION_RUNNING || st == WT_SESSION_STOPPING;
 }
 
-/* Moves completed scopes from every thread's ring into running sessions. */
+/* Gives a record to every running session that records its category and
+ * started before it began. */
+static void dispatch(int nsessions, const wt_event_rec *rec) {
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) continue;
+    if (rec->ts_us < s->start_us) continue;
+    if (!((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> rec->cat) & 1)) continue;
+    wt_session_record_event(s, rec);
+  }
+}
+
+/* Moves events from every thread's ring into running sessions: scopes
+ * complete when their END arrives; instants and counters at once. Events a
+ * full ring dropped are added to every running session's drop count. */
 static void drain_rings(int nsessions) {
   uint32_t nthreads = wt_registry_count();
   for (uint32_t slot = 0; slot < nthreads; slot++) {
     wt_thread *t = wt_registry_get(slot);
     if (!t) continue;
+    uint64_t dropped = atomic_load_explicit(&t->ring_dropped, memory_order_relaxed);
+    if (dropped != t->dropped_seen) {
+      for (int i = 0; i < nsessions; i++) {
+        wt_session *s = wt_rt.sessions[i];
+        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
+          atomic_fetch_add_explicit(&s->events_dropped, dropped - t->dropped_seen, memory_order_relaxed);
+      }
+      t->dropped_seen = dropped;
+    }
     uint32_t r = atomic_load_explicit(&t->ring_read, memory_order_relaxed);
     uint32_t w = atomic_load_explicit(&t->ring_write, memory_order_acquire);
     for (; r != w; r++) {
       const wt_event *e = &t->ring[r & (WT_RING_CAPACITY - 1)];
       uint32_t info = e->info, depth = WT_EVENT_DEPTH(info);
+      wt_event_rec rec = {.ts_us = e->ts_us, .value = e->value, .id = e->id,
+                          .thread = (uint16_t)slot, .cat = (uint8_t)WT_EVENT_CAT(info)};
       if (info & WT_EVENT_GAP) {
         /* Events were lost before this one: pairs that straddle the gap
          * cannot be trusted. */
         for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) t->open[d].id = 0;
       }
-      if (depth >= WT_MAX_DEPTH) continue;
-      if (WT_EVENT_KIND(info) == WT_EVENT_BEGIN) {
-        t->open[depth] = (wt_open_scope){.begin_us = e->ts_us, .id = e->id ? e->id : 1};
-      } else if (t->open[depth].id) {
-        wt_scope_rec rec = {.begin_us = t->open[depth].begin_us, .end_us = e->ts_us,
-                            .id = t->open[depth].id, .thread = (uint16_t)slot};
-        if (rec.id == 1) rec.id = 0;
-        t->open[depth].id = 0;
-        for (int i = 0; i < nsessions; i++) {
-          wt_session *s = wt_rt.sessions[i];
-          if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING)
-            continue;
-          if (rec.begin_us < s->start_us) continue;
-          if (!wt_config_category_enabled(&s->config, "app")) continue;
-          wt_session_record_scope(s, &rec);
-        }
+      switch (WT_EVENT_KIND(info)) {
+        case WT_EVENT_BEGIN:
+          if (depth < WT_MAX_DEPTH)
+            t->open[depth] = (wt_open_scope){.begin_us = e->ts_us, .id = e->id, .cat = rec.cat};
+          break;
+        case WT_EVENT_END:
+          if (depth < WT_MAX_DEPTH && t->open[depth].id) {
+            rec.ts_us = t->open[depth].begin_us;
+            rec.value = e->ts_us;
+            rec.id = t->open[depth].id;
+            rec.cat = (uint8_t)t->open[depth].cat;
+            rec.kind = WT_REC_SCOPE;
+            t->open[depth].id = 0;
+            dispatch(nsessions, &rec);
+          }
+          break;
+        case WT_EVENT_INSTANT:
+          rec.kind = WT_REC_INSTANT;
+          dispatch(nsessions, &rec);
+          break;
+        case WT_EVENT_COUNTER:
+          rec.kind = WT_REC_COUNTER;
+          dispatch(nsessions, &rec);
+          break;
+        default:
+          break;
       }
     }
     atomic_store_explicit(&t->ring_read, r, memory_order_release);
@@ -66,19 +102,41 @@ static void drain_rings(int nsessions) {
 /* Ends the scopes still open on every thread for a session that stops:
  * they are written as unfinished, ending at the stop time. */
 static void close_open_scopes(wt_session *s, double now) {
-  if (!wt_config_category_enabled(&s->config, "app")) return;
+  uint64_t mask = atomic_load_explicit(&s->cat_mask, memory_order_relaxed);
   uint32_t nthreads = wt_registry_count();
   for (uint32_t slot = 0; slot < nthreads; slot++) {
     wt_thread *t = wt_registry_get(slot);
     if (!t) continue;
     for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) {
-      if (!t->open[d].id || t->open[d].begin_us < s->start_us) continue;
-      wt_scope_rec rec = {.begin_us = t->open[d].begin_us, .end_us = now,
-                          .id = t->open[d].id == 1 ? 0 : t->open[d].id,
-                          .thread = (uint16_t)slot, .unfinished = 1};
-      wt_session_record_scope(s, &rec);
+      const wt_open_scope *o = &t->open[d];
+      if (!o->id || o->begin_us < s->start_us || !((mask >> o->cat) & 1)) continue;
+      wt_event_rec rec = {.ts_us = o->begin_us, .value = now, .id = o->id, .thread = (uint16_t)slot,
+                          .kind = WT_REC_SCOPE | WT_REC_UNFINISHED, .cat = (uint8_t)o->cat};
+      wt_session_record_event(s, &rec);
     }
   }
+}
+
+/* Built-in counters, process-wide, at the session's counter interval. */
+static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
+  if (!s->config.counters || now < s->next_counter_us) return;
+  uint32_t live = 0;
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
+  }
+  const double values[3] = {(double)wt_platform_heap_bytes(), (double)wt_platform_malloc_bytes(),
+                            (double)live};
+  for (int i = 0; i < 3; i++) {
+    if (values[i] < 0) continue; /* not measurable here */
+    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_builtin_counter_ids[i],
+                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
+                        .cat = (uint8_t)wt_builtin_counter_cat};
+    wt_session_record_event(s, &rec);
+  }
+  double period = s->config.counter_interval_ms * 1000.0;
+  s->next_counter_us += period;
+  if (s->next_counter_us <= now) s->next_counter_us = now + period;
 }
 
 /* Copies every live thread's stack once. */
@@ -100,8 +158,10 @@ static void start_session(wt_session *s, double now) {
     wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
     return;
   }
+  s->next_counter_us = now;
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
+  wt_runtime_update_categories();
 }
 
 /* Encodes one step of a session if it is due. Returns 1 if it did work. */
@@ -113,12 +173,12 @@ static int encode_session(worker_state *ws, wt_session *s, double now) {
   /* Bounded output: wait for the main thread to write what is queued. */
   if (wt_outq_in_flight(&s->out) + WT_BLOCK_SIZE > s->budget_out && s->budget_out > WT_BLOCK_SIZE)
     return 0;
-  int has_data = s->sample_count > 0 || s->scope_count > 0;
+  int has_data = s->sample_count > 0 || s->event_count > 0;
   int stale = has_data && now - ws->last_encode_us[s->id] >= ENCODE_AFTER_US;
   int filling = s->sample_count * 100 >= s->sample_cap * ENCODE_WHEN_FULL_PCT;
   if (!stopping && !stale && !filling) return 0;
   int final = stopping && s->sample_count <= ENCODE_BATCH;
-  wt_status rc = wt_chrome_encode_step(s, ENCODE_BATCH, final);
+  wt_status rc = s->encoder->step(s, ENCODE_BATCH, final);
   ws->last_encode_us[s->id] = now;
   if (rc != WT_OK) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
@@ -165,6 +225,7 @@ void *wt_worker_main(void *arg) {
         int running = WT_SESSION_RUNNING;
         atomic_compare_exchange_strong_explicit(&s->state, &running, WT_SESSION_STOPPING,
                                                 memory_order_acq_rel, memory_order_acquire);
+        wt_runtime_update_categories();
       }
     }
 
@@ -205,15 +266,20 @@ void *wt_worker_main(void *arg) {
       }
     }
     drain_rings(nsessions);
+    uint32_t nthreads_now = wt_registry_count();
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
+        sample_counters(s, now, nthreads_now);
+    }
 
     /* Next wake-up: the earliest sampling deadline. */
     double next = now + IDLE_SLEEP_US;
     for (int i = 0; i < nsessions; i++) {
       wt_session *s = wt_rt.sessions[i];
-      if (s && s->config.sampling &&
-          atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING &&
-          s->next_sample_us < next)
-        next = s->next_sample_us;
+      if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) continue;
+      if (s->config.sampling && s->next_sample_us < next) next = s->next_sample_us;
+      if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
     }
 
     /* Encoding in the time left before the next deadline. One step per

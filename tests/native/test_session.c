@@ -305,7 +305,7 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
   /* Every event: a phase, pid and tid; categories where readers need one;
    * a thread's name comes before its first event. */
   int tid_named[WT_MAX_THREADS + 2] = {0}, unnamed_before_use = 0, malformed = 0;
-  long app_scopes = 0;
+  long app_scopes = 0, counters = 0;
   const cJSON *e;
   cJSON_ArrayForEach(e, events) {
     const char *ph = str_at(e, "ph"), *name = str_at(e, "name"), *cat = str_at(e, "cat");
@@ -328,6 +328,13 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
     if (!strcmp(ph, "X") && cat && !strcmp(cat, "app")) {
       app_scopes++;
       if (!has_num(e, "dur") || num_at(e, "dur") < 0) malformed++;
+    }
+    if (!strcmp(ph, "C")) {
+      /* Built-in counters: process-wide (tid 0), a numeric value. */
+      counters++;
+      const cJSON *cargs = cJSON_GetObjectItemCaseSensitive(e, "args");
+      if (tid != 0 || !cat || strcmp(cat, "wasmtrace") != 0 || !cargs || !has_num(cargs, "value"))
+        malformed++;
     }
   }
   CHECK_EQ_INT(malformed, 0);
@@ -411,7 +418,8 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
   CHECK_EQ_U64(stats.samples_taken, stats.samples_written + stats.samples_dropped);
   CHECK_EQ_U64((uint64_t)samples_in_trace, stats.samples_written);
   CHECK_EQ_U64((uint64_t)num_at(args, "eventsWritten"), stats.events_written);
-  CHECK_EQ_U64((uint64_t)app_scopes, stats.events_written);
+  CHECK_EQ_U64((uint64_t)(app_scopes + counters), stats.events_written);
+  CHECK(counters >= 2); /* "live threads" and "malloc bytes in use" on the host */
   CHECK_EQ_INT(num_at(args, "threads"), stats.threads);
   CHECK(stats.threads >= 3);
   cJSON_Delete(events);

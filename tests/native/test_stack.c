@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "registry.h"
+#include "runtime.h"
 #include "stack_ops.h"
 #include "wt_test.h"
 
@@ -25,7 +26,13 @@ void __cyg_profile_func_exit(void *fn, void *call_site);
 
 /* Forgets every thread and name; the calling (main) thread registers again
  * on its next use. Sites must be fresh (id 0) after this. */
-static void fresh_registry(void) { wt_registry_reset_for_testing(); }
+/* A fresh registry in which every category is recorded, as if a session
+ * with categories ["*"] were running (the hot path writes events only
+ * for categories some running session records). */
+static void fresh_registry(void) {
+  wt_registry_reset_for_testing();
+  wt_runtime_force_categories_for_testing(~0ull);
+}
 
 static uint32_t depth_of(wt_thread *t) {
   return WT_TOP_DEPTH(atomic_load_explicit(&t->top, memory_order_relaxed));
@@ -176,7 +183,7 @@ WT_TEST(thread_set_name_should_rename_the_calling_thread) {
 
 WT_TEST(scope_begin_should_intern_the_site_name_once) {
   fresh_registry();
-  wt_site a = {"alpha", "app", 0}, a_again = {"alpha", "app", 0}, b = {"beta", "app", 0};
+  wt_site a = {"alpha", "app", 0, 0}, a_again = {"alpha", "app", 0, 0}, b = {"beta", "app", 0, 0};
   wt_scope_begin(&a);
   uint32_t id = a.id;
   CHECK(id & WT_FRAME_SCOPE_BIT);
@@ -219,7 +226,7 @@ WT_TEST(registry_scope_name_should_reject_ids_that_were_never_interned) {
 
 WT_TEST(scope_begin_and_end_should_push_and_pop_frames) {
   fresh_registry();
-  wt_site a = {"A", "app", 0}, b = {"B", "app", 0}, c = {"C", "app", 0};
+  wt_site a = {"A", "app", 0, 0}, b = {"B", "app", 0, 0}, c = {"C", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   uint64_t pushes = pushes_of(t);
@@ -262,7 +269,7 @@ WT_TEST(scope_macro_should_close_at_the_end_of_its_block) {
 
 WT_TEST(scope_end_on_an_empty_stack_should_be_ignored) {
   fresh_registry();
-  wt_site a = {"A", "app", 0};
+  wt_site a = {"A", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   uint64_t top = atomic_load(&t->top);
@@ -280,7 +287,7 @@ WT_TEST(scope_end_on_an_empty_stack_should_be_ignored) {
 
 WT_TEST(stack_copy_should_return_the_current_stack) {
   fresh_registry();
-  wt_site a = {"A", "app", 0}, b = {"B", "app", 0};
+  wt_site a = {"A", "app", 0, 0}, b = {"B", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   uint32_t out[WT_MAX_DEPTH], depth = 99;
@@ -300,7 +307,7 @@ WT_TEST(stack_copy_should_return_the_current_stack) {
 
 WT_TEST(stack_copy_should_report_the_true_depth_beyond_the_frame_limit) {
   fresh_registry();
-  wt_site even = {"even", "app", 0}, odd = {"odd", "app", 0};
+  wt_site even = {"even", "app", 0, 0}, odd = {"odd", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   const uint32_t n = WT_MAX_DEPTH + 44;
@@ -321,7 +328,7 @@ WT_TEST(stack_copy_should_report_the_true_depth_beyond_the_frame_limit) {
 
 WT_TEST(stack_should_survive_more_nesting_than_its_depth_counter_holds) {
   fresh_registry();
-  wt_site a = {"deep", "app", 0};
+  wt_site a = {"deep", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   const uint32_t max = 0xffff, extra = 5;
@@ -362,7 +369,7 @@ WT_TEST(instrument_hooks_should_push_and_pop_table_indices) {
 
 WT_TEST(scopes_should_record_begin_and_end_events_with_their_depths) {
   fresh_registry();
-  wt_site a = {"A", "app", 0}, b = {"B", "app", 0};
+  wt_site a = {"A", "app", 0, 0}, b = {"B", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   uint32_t w0 = ring_written(t);
@@ -389,7 +396,7 @@ WT_TEST(scopes_should_record_begin_and_end_events_with_their_depths) {
 
 WT_TEST(ring_should_count_dropped_events_when_full_and_flag_the_next_one) {
   fresh_registry();
-  wt_site a = {"A", "app", 0};
+  wt_site a = {"A", "app", 0, 0};
   wt_thread *t = wt_thread_self();
   REQUIRE(t != NULL);
   /* Nobody drains this ring: it holds WT_RING_CAPACITY events. */
@@ -593,7 +600,7 @@ static race *new_race(int use_hooks) {
   r->use_hooks = use_hooks;
   for (int f = 0; f < FAMILIES; f++)
     for (int d = 0; d < FAMILY_DEPTH; d++) {
-      r->sites[f][d] = (wt_site){site_names[f][d], "app", 0};
+      r->sites[f][d] = (wt_site){site_names[f][d], "app", 0, 0};
       r->frames[f][d] = (uint32_t)(1 + 16 * f + d); /* hook frames: table indices */
     }
   return r;

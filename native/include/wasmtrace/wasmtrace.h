@@ -123,21 +123,33 @@ size_t wt_io_pump(void);
  * Without a name, threads are called "main" or "pthread <n>". */
 void wt_thread_set_name(const char *name);
 
-/* A static call site of a scope: the name is interned on first use. Used by
- * the macros; declare one `static` per site if you call wt_scope_begin
- * directly. */
+/* A static call site of a scope, instant or counter: its name and category
+ * are interned on first use. Used by the macros; declare one `static` per
+ * site if you call the functions directly. */
 typedef struct wt_site {
   const char *name;      /* must outlive the program (a string literal) */
-  const char *category;  /* reserved: the category of the scope */
+  const char *category;  /* e.g. "app" (the macros' default); NULL means "app" */
   uint32_t id;           /* 0 until first use; written by wasmtrace */
+  uint32_t cat;          /* category index + 1, 0 until first use; written by wasmtrace */
 } wt_site;
 
+#define WT_SITE_INIT(name, category) {(name), (category), 0, 0}
+
 /* Opens a scope on the calling thread: pushes its frame on the thread's
- * shadow stack and records a begin event. Hot path. */
+ * shadow stack (sampled stacks always show it) and, if a running session
+ * records the site's category, a begin event. Hot path: a disabled category
+ * costs the push and one relaxed load. */
 void wt_scope_begin(wt_site *site) WT_I_NOINSTR;
 
 /* Closes the innermost scope of the calling thread. Hot path. */
 void wt_scope_end(void) WT_I_NOINSTR;
+
+/* Records an instant marker named by the site on the calling thread. */
+void wt_instant(wt_site *site) WT_I_NOINSTR;
+
+/* Records a value of the counter named by the site (a counter track in the
+ * trace). */
+void wt_counter(wt_site *site, double value) WT_I_NOINSTR;
 
 /* ---- instrumentation macros ------------------------------------------- */
 
@@ -156,24 +168,41 @@ WT_I_NOINSTR static inline int wt_i_scope_enter(wt_site *site) {
 
 #ifndef WASMTRACE_DISABLED
 /* Traces the rest of the enclosing block as a scope named `name` (a string
- * literal). Works in C (cleanup attribute) and C++. */
-#define WT_SCOPE(name)                                                        \
-  static wt_site WT_I_CAT(wt_i_site_, __LINE__) = {(name), "app", 0};        \
+ * literal) in category "app". Works in C (cleanup attribute) and C++. */
+#define WT_SCOPE(name) WT_SCOPE_CAT("app", name)
+/* The same with a category of your own (a string literal). */
+#define WT_SCOPE_CAT(category, name)                                          \
+  static wt_site WT_I_CAT(wt_i_site_, __LINE__) = WT_SITE_INIT(name, category); \
   __attribute__((cleanup(wt_i_scope_cleanup), unused)) int                   \
       WT_I_CAT(wt_i_scope_, __LINE__) =                                       \
           wt_i_scope_enter(&WT_I_CAT(wt_i_site_, __LINE__))
 /* Opens a scope that WT_END() closes; the two must nest properly. */
 #define WT_BEGIN(name)                                                        \
   do {                                                                        \
-    static wt_site wt_i_site_ = {(name), "app", 0};                           \
+    static wt_site wt_i_site_ = WT_SITE_INIT(name, "app");                    \
     wt_scope_begin(&wt_i_site_);                                              \
   } while (0)
 #define WT_END() wt_scope_end()
+/* An instant marker (a vertical line in the viewers). */
+#define WT_INSTANT(name)                                                      \
+  do {                                                                        \
+    static wt_site wt_i_site_ = WT_SITE_INIT(name, "app");                    \
+    wt_instant(&wt_i_site_);                                                  \
+  } while (0)
+/* A counter sample: `value` is converted to double. */
+#define WT_COUNTER(name, value)                                               \
+  do {                                                                        \
+    static wt_site wt_i_site_ = WT_SITE_INIT(name, "app");                    \
+    wt_counter(&wt_i_site_, (double)(value));                                 \
+  } while (0)
 #define WT_THREAD_NAME(name) wt_thread_set_name(name)
 #else
 #define WT_SCOPE(name) ((void)0)
+#define WT_SCOPE_CAT(category, name) ((void)0)
 #define WT_BEGIN(name) ((void)0)
 #define WT_END() ((void)0)
+#define WT_INSTANT(name) ((void)0)
+#define WT_COUNTER(name, value) ((void)(value))
 #define WT_THREAD_NAME(name) ((void)0)
 #endif
 
