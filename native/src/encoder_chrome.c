@@ -273,7 +273,7 @@ static wt_status chrome_step(wt_session *s, size_t max_samples, int final) {
 
   /* Events first: each is complete, order does not matter to readers. */
   const wt_event_rec *r;
-  while ((r = wt_session_next_event(s)) != NULL) write_event(s, r);
+  for (size_t n = 0; n < max_samples && (r = wt_session_next_event(s)) != NULL; n++) write_event(s, r);
   wt_session_take_samples(s, max_samples, write_chunk);
 
   if (final) {

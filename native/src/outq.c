@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static wt_block *new_block(void) {
+static wt_block *new_block(size_t size) {
   wt_block *b = calloc(1, sizeof *b);
   if (!b) return NULL;
-  b->data = malloc(WT_BLOCK_SIZE);
+  b->data = malloc(size);
   if (!b->data) {
     free(b);
     return NULL;
@@ -19,7 +19,7 @@ static void enqueue_current(wt_outq *q) {
   wt_block *b = q->current;
   if (!b || b->len == 0) return;
   q->current = NULL;
-  atomic_fetch_add_explicit(&q->bytes_queued, b->len, memory_order_relaxed);
+  atomic_fetch_add_explicit(&q->blocks_queued, 1, memory_order_relaxed);
   atomic_store_explicit(&q->tail->next, b, memory_order_release);
   q->tail = b;
 }
@@ -29,20 +29,20 @@ static wt_status q_write(wt_sink *sink, const void *data, size_t len) {
   const unsigned char *p = data;
   while (len) {
     if (!q->current) {
-      q->current = new_block();
+      q->current = new_block(q->block_size);
       if (!q->current) {
         q->alloc_failed = 1;
         return WT_ERR_NO_MEMORY;
       }
     }
     wt_block *b = q->current;
-    size_t room = WT_BLOCK_SIZE - b->len;
+    size_t room = q->block_size - b->len;
     size_t take = len < room ? len : room;
     memcpy(b->data + b->len, p, take);
     b->len += take;
     p += take;
     len -= take;
-    if (b->len == WT_BLOCK_SIZE) enqueue_current(q);
+    if (b->len == q->block_size) enqueue_current(q);
   }
   return WT_OK;
 }
@@ -61,8 +61,11 @@ static wt_status q_close(wt_sink *sink) {
   return WT_OK;
 }
 
-wt_status wt_outq_init(wt_outq *q) {
+wt_status wt_outq_init(wt_outq *q, size_t block_size) {
   memset(q, 0, sizeof *q);
+  if (block_size < WT_BLOCK_SIZE_MIN) block_size = WT_BLOCK_SIZE_MIN;
+  if (block_size > WT_BLOCK_SIZE_MAX) block_size = WT_BLOCK_SIZE_MAX;
+  q->block_size = block_size;
   wt_block *dummy = calloc(1, sizeof *dummy);
   if (!dummy) return WT_ERR_NO_MEMORY;
   q->tail = q->head = dummy;
@@ -73,9 +76,9 @@ wt_status wt_outq_init(wt_outq *q) {
 }
 
 uint64_t wt_outq_in_flight(wt_outq *q) {
-  uint64_t consumed = atomic_load_explicit(&q->bytes_consumed, memory_order_relaxed);
-  uint64_t queued = atomic_load_explicit(&q->bytes_queued, memory_order_relaxed);
-  return queued - consumed;
+  uint64_t consumed = atomic_load_explicit(&q->blocks_consumed, memory_order_relaxed);
+  uint64_t queued = atomic_load_explicit(&q->blocks_queued, memory_order_relaxed);
+  return (queued - consumed + (q->current ? 1 : 0)) * q->block_size;
 }
 
 wt_block *wt_outq_pop(wt_outq *q) {
@@ -88,7 +91,7 @@ wt_block *wt_outq_pop(wt_outq *q) {
 }
 
 void wt_outq_release(wt_outq *q, wt_block *b) {
-  atomic_fetch_add_explicit(&q->bytes_consumed, b->len, memory_order_relaxed);
+  atomic_fetch_add_explicit(&q->blocks_consumed, 1, memory_order_relaxed);
   free(b->data); /* the node itself stays as the dummy head */
   b->data = NULL;
 }

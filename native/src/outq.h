@@ -10,12 +10,13 @@
 
 #include "sink.h"
 
-#define WT_BLOCK_SIZE (64 * 1024)
+#define WT_BLOCK_SIZE_MAX (64 * 1024)
+#define WT_BLOCK_SIZE_MIN 1024
 
 typedef struct wt_block {
   _Atomic(struct wt_block *) next;
   size_t len;
-  unsigned char *data; /* WT_BLOCK_SIZE bytes; freed once written */
+  unsigned char *data; /* block_size bytes; freed once written */
 } wt_block;
 
 typedef struct wt_outq {
@@ -23,14 +24,17 @@ typedef struct wt_outq {
   wt_block *tail;            /* producer-private */
   wt_block *current;         /* producer-private: block being filled */
   wt_block *head;            /* consumer-private: last consumed (dummy) */
-  _Atomic uint64_t bytes_queued;   /* producer adds when a block is queued */
-  _Atomic uint64_t bytes_consumed; /* consumer adds when a block is written */
+  size_t block_size;
+  _Atomic uint64_t blocks_queued;   /* producer adds when a block is queued */
+  _Atomic uint64_t blocks_consumed; /* consumer adds when a block is written */
   _Atomic int closed;        /* producer queued its last block */
   int alloc_failed;
 } wt_outq;
 
-wt_status wt_outq_init(wt_outq *q);
-/* Bytes queued and not yet consumed (any thread). */
+/* block_size is clamped to [WT_BLOCK_SIZE_MIN, WT_BLOCK_SIZE_MAX]. */
+wt_status wt_outq_init(wt_outq *q, size_t block_size);
+/* Memory held by blocks queued and not yet consumed, plus the block being
+ * filled. Producer only (it reads the producer-private current block). */
 uint64_t wt_outq_in_flight(wt_outq *q);
 /* Consumer: takes the next block, or NULL. The caller frees it with
  * wt_outq_release after writing it. */

@@ -38,12 +38,12 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
   wt_platform_log_error(line);
 }
 
-size_t wt_session_memory(const wt_session *s) {
+size_t wt_session_memory(wt_session *s) {
   return s->sample_cap * SAMPLE_BYTES + s->event_cap * sizeof(wt_event_rec) +
-         s->node_cap * NODE_BYTES + (size_t)wt_outq_in_flight((wt_outq *)&s->out);
+         s->node_cap * NODE_BYTES + (size_t)wt_outq_in_flight(&s->out);
 }
 
-static void note_memory(wt_session *s) {
+void wt_session_note_memory(wt_session *s) {
   size_t m = wt_session_memory(s);
   if (m > atomic_load_explicit(&s->high_water, memory_order_relaxed))
     atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
@@ -57,7 +57,13 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   s->budget_out = limit / 100 * SHARE_OUT;
   s->start_us = now_us;
   s->next_sample_us = now_us;
-  wt_status st = wt_outq_init(&s->out);
+  s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
+  if (!s->threads) return WT_ERR_NO_MEMORY;
+  /* Output blocks: a quarter of the output budget each, so that at least a
+   * few fit; 64 KiB at most (zlib output arrives in 16 KiB pieces). */
+  size_t block = WT_BLOCK_SIZE_MAX;
+  while (block > WT_BLOCK_SIZE_MIN && block * 4 > s->budget_out) block /= 2;
+  wt_status st = wt_outq_init(&s->out, block);
   if (st != WT_OK) return st;
   if (s->config.gzip) {
     st = wt_gzip_sink_init(&s->gzip, &s->out.base, s->config.gzip_level);
@@ -81,6 +87,8 @@ void wt_session_free_buffers(wt_session *s) {
   free(s->nodes);
   free(s->node_hash);
   free(s->sort_tmp);
+  free(s->threads);
+  s->threads = NULL;
   s->samples = NULL;
   s->events = NULL;
   s->nodes = NULL;
@@ -118,7 +126,7 @@ static int make_room(wt_session *s, void **buf, size_t elem, size_t *head, size_
     size_t new_cap = *cap ? *cap * 2 : INITIAL_ENTRIES;
     if (new_cap > budget) new_cap = budget;
     if (grow_ring(buf, elem, head, *count, cap, new_cap)) {
-      note_memory(s);
+      wt_session_note_memory(s);
       return 1;
     }
   }
@@ -167,7 +175,7 @@ static int grow_nodes(wt_session *s) {
   s->node_hash = hash;
   s->node_cap = new_cap;
   for (uint32_t id = 1; id <= s->node_count; id++) hash_insert(s, id);
-  note_memory(s);
+  wt_session_note_memory(s);
   return 1;
 }
 
@@ -260,6 +268,17 @@ void wt_session_record_event(wt_session *s, const wt_event_rec *rec) {
   if (evicted) atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
   s->events[(s->event_head + s->event_count) % s->event_cap] = *rec;
   s->event_count++;
+}
+
+size_t wt_session_encode_quota(wt_session *s, size_t max_batch) {
+  /* Keep half of the output budget free for what one step produces: at
+   * most ~64 bytes of output per sample (JSON of the sample, its share of
+   * new stack nodes, gzip's worst case), measured upper bound. */
+  uint64_t in_flight = wt_outq_in_flight(&s->out);
+  if (in_flight * 2 > s->budget_out) return 0;
+  size_t quota = (s->budget_out / 2 - (size_t)in_flight) / 64;
+  if (quota < 16) quota = 16;
+  return quota < max_batch ? quota : max_batch;
 }
 
 const wt_event_rec *wt_session_next_event(wt_session *s) {

@@ -62,7 +62,7 @@ _Static_assert(sizeof(wt_event_rec) == 24, "wt_event_rec must stay 24 bytes");
 typedef struct wt_session wt_session;
 
 /* An output format. step() encodes at most max_samples pending samples and
- * all pending events; with `final` it also writes the end of the file and
+ * at most max_samples pending events; with `final` it also writes the end of the file and
  * closes the session's sink. free() releases encoder state (may be NULL).
  * Worker only. */
 typedef struct wt_encoder {
@@ -111,7 +111,7 @@ struct wt_session {
   uint32_t *node_hash; /* open addressing over node ids; size 2 * node_cap */
   uint32_t *sort_tmp;  /* batch index scratch, sample_cap entries */
   size_t last_sort_cap;
-  wt_session_thread threads[WT_MAX_THREADS];
+  wt_session_thread *threads; /* WT_MAX_THREADS entries, allocated at setup */
   int header_written, footer_written;
   uint64_t last_flush_bytes;
   const wt_encoder *encoder;
@@ -137,7 +137,12 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);
-size_t wt_session_memory(const wt_session *s);
+size_t wt_session_memory(wt_session *s);
+/* Updates the high-water mark from wt_session_memory. Worker only. */
+void wt_session_note_memory(wt_session *s);
+/* Samples one encode step may take so that its output fits the room the
+ * output budget has left; 0 if the output queue is too full to encode. */
+size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
 
 /* Takes the oldest pending event (NULL if none). Encoders only. */

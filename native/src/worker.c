@@ -171,15 +171,16 @@ static int encode_session(worker_state *ws, wt_session *s, double now) {
   if (s->footer_written) return 0;
   int stopping = st == WT_SESSION_STOPPING;
   /* Bounded output: wait for the main thread to write what is queued. */
-  if (wt_outq_in_flight(&s->out) + WT_BLOCK_SIZE > s->budget_out && s->budget_out > WT_BLOCK_SIZE)
-    return 0;
+  size_t quota = wt_session_encode_quota(s, ENCODE_BATCH);
+  if (!quota) return 0;
   int has_data = s->sample_count > 0 || s->event_count > 0;
   int stale = has_data && now - ws->last_encode_us[s->id] >= ENCODE_AFTER_US;
   int filling = s->sample_count * 100 >= s->sample_cap * ENCODE_WHEN_FULL_PCT;
   if (!stopping && !stale && !filling) return 0;
-  int final = stopping && s->sample_count <= ENCODE_BATCH;
-  wt_status rc = s->encoder->step(s, ENCODE_BATCH, final);
+  int final = stopping && s->sample_count <= quota && s->event_count <= quota;
+  wt_status rc = s->encoder->step(s, quota, final);
   ws->last_encode_us[s->id] = now;
+  wt_session_note_memory(s);
   if (rc != WT_OK) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
     return 0;
