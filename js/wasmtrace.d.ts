@@ -81,6 +81,8 @@ export interface WasmtraceApi {
   startSession(config?: WasmtraceSessionConfig | string): WasmtraceSession;
   /** A problem with the whole config blob (e.g. malformed JSON), else null. */
   readonly configError: string | null;
+  /** Memory of the whole module: wasm memory size and bytes in use by malloc (-1 if unknown). */
+  memory(): { heapBytes: number; mallocBytes: number };
   /** Writes pending trace output to the VFS now (it also runs on a timer). */
   pump(): void;
 }

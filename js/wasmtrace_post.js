@@ -149,6 +149,17 @@
       var e = UTF8ToString(c('wt_js_config_error')());
       return e === '' ? null : e;
     },
+    // Memory of the whole module: wasm memory size and bytes malloc'd.
+    memory: function () {
+      ready();
+      var ptr = c('wt_js_alloc')(16);
+      try {
+        c('wt_js_memory')(ptr);
+        return { heapBytes: HEAPF64[ptr >> 3], mallocBytes: HEAPF64[(ptr >> 3) + 1] };
+      } finally {
+        c('wt_js_free')(ptr);
+      }
+    },
     pump: pump,
   };
 })();

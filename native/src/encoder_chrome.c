@@ -257,6 +257,13 @@ static void write_footer(wt_session *s) {
   wt_json_u64(j, atomic_load(&s->events_written));
   wt_json_lit(j, ",\"ticksMissed\":");
   wt_json_u64(j, atomic_load(&s->ticks_missed));
+  wt_json_lit(j, ",\"samplerLatenessUs\":{\"p50Below\":");
+  wt_json_u64(j, wt_session_lateness_percentile(s, 50));
+  wt_json_lit(j, ",\"p99Below\":");
+  wt_json_u64(j, wt_session_lateness_percentile(s, 99));
+  wt_json_lit(j, ",\"max\":");
+  wt_json_double3(j, s->lateness_max_us);
+  wt_json_lit(j, "}");
   wt_json_lit(j, ",\"threads\":");
   wt_json_u64(j, atomic_load(&s->threads_seen));
   wt_json_lit(j, ",\"startTimeUs\":");

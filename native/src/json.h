@@ -12,7 +12,7 @@ typedef struct wt_json {
   wt_sink *sink;
   wt_status status; /* first error; later writes are no-ops */
   size_t len;
-  char buf[8192];
+  char buf[2048]; /* small: every session record keeps one */
 } wt_json;
 
 void wt_json_init(wt_json *j, wt_sink *sink);

@@ -117,6 +117,7 @@ static wt_status add_session(const wt_session_config *config, const char *error,
   wt_session *s = calloc(1, sizeof *s);
   if (!s) return WT_ERR_NO_MEMORY;
   s->config = *config;
+  s->start_us = wt_platform_now_us();
   pthread_mutex_lock(&wt_rt.mutex);
   int id = atomic_load_explicit(&wt_rt.session_count, memory_order_relaxed);
   if (id >= WT_MAX_SESSION_IDS) {
@@ -360,6 +361,12 @@ WT_I_EXPORT int wt_js_session_stop(int id) { return wt_session_stop(id); }
 WT_I_EXPORT int wt_js_session_state(int id) { return wt_session_state_get(id); }
 WT_I_EXPORT const char *wt_js_session_error(int id) { return wt_session_error(id); }
 WT_I_EXPORT size_t wt_js_io_pump(void) { return wt_io_pump(); }
+
+/* out[0] = wasm memory bytes, out[1] = malloc bytes in use (-1 if unknown). */
+WT_I_EXPORT void wt_js_memory(double *out) {
+  out[0] = (double)wt_platform_heap_bytes();
+  out[1] = (double)wt_platform_malloc_bytes();
+}
 
 /* Fills out[0..12) with the stats as doubles (exact below 2^53). */
 WT_I_EXPORT int wt_js_session_stats(int id, double *out) {

@@ -55,7 +55,8 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   s->budget_events = limit / 100 * SHARE_EVENTS / sizeof(wt_event_rec);
   s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
   s->budget_out = limit / 100 * SHARE_OUT;
-  s->start_us = now_us;
+  /* start_us was set when the session was created: events from then on
+   * belong to it even if the worker adopts it later. */
   s->next_sample_us = now_us;
   s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
@@ -66,9 +67,11 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   wt_status st = wt_outq_init(&s->out, block);
   if (st != WT_OK) return st;
   if (s->config.gzip) {
-    st = wt_gzip_sink_init(&s->gzip, &s->out.base, s->config.gzip_level);
+    s->gzip = malloc(sizeof *s->gzip);
+    if (!s->gzip) return WT_ERR_NO_MEMORY;
+    st = wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level);
     if (st != WT_OK) return st;
-    s->encoder_sink = &s->gzip.base;
+    s->encoder_sink = &s->gzip->base;
   } else {
     s->encoder_sink = &s->out.base;
   }
@@ -97,7 +100,11 @@ void wt_session_free_buffers(wt_session *s) {
   s->sample_cap = s->event_cap = 0;
   s->node_cap = s->node_count = 0;
   s->sample_count = s->event_count = 0;
-  wt_gzip_sink_free(&s->gzip);
+  if (s->gzip) {
+    wt_gzip_sink_free(s->gzip);
+    free(s->gzip);
+    s->gzip = NULL;
+  }
 }
 
 /* Grows a ring buffer (head/count/cap) to new_cap, keeping order. */
@@ -327,4 +334,15 @@ const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {
   (void)tmp;
   (void)cap;
   return wt_symbols_function_name(frame);
+}
+
+uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct) {
+  uint64_t total = 0, seen = 0;
+  for (int b = 0; b < WT_LATENESS_BUCKETS; b++) total += s->lateness_hist[b];
+  if (!total) return 0;
+  for (int b = 0; b < WT_LATENESS_BUCKETS; b++) {
+    seen += s->lateness_hist[b];
+    if (seen * 100 >= total * pct) return 1ull << b;
+  }
+  return 1ull << (WT_LATENESS_BUCKETS - 1);
 }

@@ -100,7 +100,11 @@ struct wt_session {
   _Atomic uint32_t threads_seen, high_water;
 
   /* --- worker-private --------------------------------------------------- */
-  double start_us, stop_us, next_sample_us, next_counter_us;
+  double start_us;  /* set at creation, before the worker sees the session */
+  double stop_us, next_sample_us, next_counter_us;
+#define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
+  uint32_t lateness_hist[WT_LATENESS_BUCKETS];
+  double lateness_max_us;
   size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */
   wt_sample *samples; /* ring: head, count, cap */
   size_t sample_head, sample_count, sample_cap;
@@ -117,8 +121,8 @@ struct wt_session {
   const wt_encoder *encoder;
   void *encoder_state; /* owned by the encoder (free callback) */
   wt_json json;
-  wt_gzip_sink gzip;
-  wt_sink *encoder_sink; /* &gzip.base or &out.base */
+  wt_gzip_sink *gzip;    /* allocated while the session records */
+  wt_sink *encoder_sink; /* &gzip->base or &out.base */
 
   /* --- worker -> main thread --------------------------------------------- */
   wt_outq out;
@@ -144,6 +148,10 @@ void wt_session_note_memory(wt_session *s);
  * output budget has left; 0 if the output queue is too full to encode. */
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
+
+/* Upper bound (a power of two, in us) of the pct-th percentile of the
+ * sampler's lateness against its deadlines. */
+uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct);
 
 /* Takes the oldest pending event (NULL if none). Encoders only. */
 const wt_event_rec *wt_session_next_event(wt_session *s);

@@ -1,0 +1,198 @@
+// The session engine in headless Chromium: rhythm while the main thread is
+// busy, concurrent sessions, bounded memory with exact accounting, runtime
+// session cycles, config sources, and stop() that never deadlocks.
+import assert from 'node:assert/strict';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { launch } from '../../scripts/lib/browser.mjs';
+import { serve } from '../../scripts/lib/serve.mjs';
+import { analyzeTrace, parseTrace } from '../../scripts/lib/trace.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = join(root, 'build/wasm/tests/engine');
+let server, browser;
+
+before(async () => {
+  server = await serve(dir);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the engine page with query params; waits for main() to finish. */
+async function open(params) {
+  const page = await browser.newPage();
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  await page.goto(`${server.url}index.html?${new URLSearchParams(params)}`);
+  await page.waitForFunction('self.engineReady === true', null, { timeout: 60000, polling: 50 });
+  return { page, logs };
+}
+
+/** Stops every startup session in the page; returns [{name, stats, analysis}]. */
+async function stopAll(page) {
+  const out = await page.evaluate(async () => {
+    const res = [];
+    for (const s of Module.wasmtrace.getStartupSessions()) {
+      await s.stop();
+      res.push({ name: s.name, stats: s.stats(), bytes: Array.from(s.getTraceBytes()) });
+    }
+    return res;
+  });
+  return out.map((s) => ({ ...s, events: parseTrace(Buffer.from(s.bytes)), analysis: analyzeTrace(parseTrace(Buffer.from(s.bytes))) }));
+}
+
+const config = (sessions) => JSON.stringify({ sessions });
+const inWindow = (thread, scope) => {
+  const x = thread.scopes.find((s) => s.name === scope);
+  assert.ok(x, `${thread.name}: no ${scope} scope`);
+  const n = thread.samples.filter((s) => s.ts >= x.ts && s.ts <= x.ts + x.dur).length;
+  return { n, dur: x.dur };
+};
+
+describe('session engine', () => {
+  // One worker beside the main thread: with two, three spinning threads and
+  // the sampler share this machine's two cores and the rate depends on the
+  // OS scheduler (lateness tails of several ms), not on wasmtrace.
+  test('sampling keeps >= 95% of the requested rate on every thread while main is busy for 2 s', async () => {
+    const { page } = await open({ args: 'busy 2000 1', config: config([{ name: 'busy', sampling: { intervalUs: 1000 } }]) });
+    const [s] = await stopAll(page);
+    await page.close();
+    const threads = s.analysis.threads.filter((t) => t.scopes.some((x) => x.name === 'main_busy' || x.name === 'worker_spin'));
+    assert.equal(threads.length, 2);
+    console.log(`sampler lateness: ${JSON.stringify(s.analysis.stats.samplerLatenessUs)}, ticks missed ${s.analysis.stats.ticksMissed}`);
+    for (const t of threads) {
+      const { n, dur } = inWindow(t, t.name === 'main' ? 'main_busy' : 'worker_spin');
+      const expected = dur / 1000;
+      assert.ok(dur > 1900, `${t.name}: window ${dur} us`);
+      assert.ok(n >= 0.95 * expected, `${t.name}: ${n} samples in ${(dur / 1000).toFixed(0)} ms, expected >= ${(0.95 * expected).toFixed(0)}`);
+      console.log(`${t.name}: ${n} samples in ${(dur / 1000).toFixed(1)} ms busy window = ${((100 * n) / expected).toFixed(1)}% of requested`);
+    }
+  });
+
+  test('two sessions at once keep their own interval and categories', async () => {
+    const { page } = await open({ args: 'busy 1000', config: config([
+      { name: 'app1k', sampling: { intervalUs: 1000 }, categories: ['app'] },
+      { name: 'io4k', sampling: { intervalUs: 250 }, categories: ['io'], counters: { enabled: false } },
+    ]) });
+    const [a, b] = await stopAll(page);
+    await page.close();
+    const names = (s) => new Set(s.events.filter((e) => e.ph === 'X' && e.cat !== 'wasmtrace').map((e) => e.name));
+    assert.ok(names(a).has('compute') && names(a).has('main_busy') && !names(a).has('io_read'), [...names(a)].join());
+    assert.deepEqual([...names(b)], ['io_read']);
+    assert.ok(a.events.some((e) => e.ph === 'I' && e.name === 'slice_done'), 'instants in the app session');
+    assert.ok(a.events.some((e) => e.ph === 'C' && e.name === 'slices'), 'user counter in the app session');
+    assert.ok(a.events.some((e) => e.ph === 'C' && e.name === 'wasm heap bytes'), 'built-in counter in the app session');
+    assert.ok(!b.events.some((e) => e.ph === 'C'), 'no counters in the io session');
+    // Both sessions started and stopped together: the main thread's sample
+    // counts compare as their rates.
+    const mainOf = (s) => s.analysis.threads.find((t) => t.name === 'main');
+    const ratio = mainOf(b).samples.length / mainOf(a).samples.length;
+    assert.ok(Math.abs(ratio - 4) < 0.6, `250 us vs 1000 us sampling: ratio ${ratio.toFixed(2)}`);
+    for (const s of [a, b]) assert.equal(s.stats.samplesTaken, s.stats.samplesWritten + s.stats.samplesDropped);
+  });
+
+  for (const whenFull of ['stop', 'ring']) {
+    test(`a session far too small for its load stays within its limit and counts every drop (${whenFull})`, async () => {
+      const limitKB = 64;
+      const { page } = await open({ args: 'busy 1500', config: config([
+        { name: 'tiny', maxBufferKB: limitKB, whenFull, sampling: { intervalUs: 50 } },
+      ]) });
+      const [s] = await stopAll(page);
+      await page.close();
+      const st = s.stats;
+      console.log(`${whenFull}: high water ${st.bufferHighWaterBytes} B of ${limitKB * 1024}; taken ${st.samplesTaken}, written ${st.samplesWritten}, dropped ${st.samplesDropped} (full ${st.samplesDroppedBufferFull}); events dropped ${st.eventsDropped}`);
+      assert.ok(st.bufferHighWaterBytes > 0 && st.bufferHighWaterBytes <= limitKB * 1024, `high water ${st.bufferHighWaterBytes}`);
+      assert.ok(st.samplesDroppedBufferFull > 0, 'the load must overflow the buffer');
+      assert.equal(st.samplesTaken, st.samplesWritten + st.samplesDropped);
+      const inFile = s.analysis.threads.reduce((n, t) => n + t.samples.length, 0);
+      assert.equal(inFile, st.samplesWritten);
+      assert.equal(s.analysis.stats.samplesDropped, st.samplesDropped);
+      assert.equal(s.analysis.stats.dropped.bufferFull, st.samplesDroppedBufferFull);
+    });
+  }
+
+  test('100 start/stop cycles of runtime sessions: no deadlock, no heap growth', async () => {
+    const { page } = await open({});
+    const r = await page.evaluate(async () => {
+      const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+      const mem = [];
+      const states = new Set();
+      for (let i = 0; i < 100; i++) {
+        const s = Module.wasmtrace.startSession({ name: `cycle-${i}`, sampling: { intervalUs: 500 } });
+        await sleep(3);
+        await s.stop();
+        states.add(s.state);
+        FS.unlink(s.output); // the app owns its files; keep MEMFS small
+        if (i === 9 || i === 99) mem.push(Module.wasmtrace.memory());
+      }
+      return { mem, states: [...states] };
+    });
+    await page.close();
+    assert.deepEqual(r.states, ['stopped']);
+    const [m10, m100] = r.mem;
+    assert.equal(m100.heapBytes, m10.heapBytes, 'wasm memory grew');
+    // A stopped session keeps its record (config, counters, error text: a
+    // few KiB) so that its id stays valid; everything else is freed.
+    const perCycle = (m100.mallocBytes - m10.mallocBytes) / 90;
+    console.log(`malloc growth per cycle: ${perCycle.toFixed(0)} bytes`);
+    assert.ok(perCycle < 4096, `malloc grew ${perCycle.toFixed(0)} bytes per cycle`);
+  });
+
+  test('stop() resolves while workers are busy, twice gives the same promise, and a failed session rejects', async () => {
+    const { page } = await open({});
+    const r = await page.evaluate(async () => {
+      Module._engine_start_workers(3000);
+      const s = Module.wasmtrace.startSession({ name: 'busyworkers' });
+      await new Promise((ok) => setTimeout(ok, 200));
+      const t0 = performance.now();
+      const p1 = s.stop();
+      const p2 = s.stop();
+      await p1;
+      const stopMs = performance.now() - t0;
+      const bad = Module.wasmtrace.startSession({ name: 'bad', whenFull: 'never' });
+      let rejected = null;
+      try { await bad.stop(); } catch (e) { rejected = String(e.message); }
+      return { same: p1 === p2, stopMs, state: s.state, rejected, badError: bad.error };
+    });
+    await page.close();
+    assert.ok(r.same);
+    assert.equal(r.state, 'stopped');
+    assert.ok(r.stopMs < 1000, `stop took ${r.stopMs} ms with workers busy`);
+    assert.equal(r.badError, 'session.whenFull: expected "stop" or "ring", got a string "never"');
+    assert.match(r.rejected, /^wasmtrace: session 'bad' failed: session\.whenFull/);
+  });
+
+  test('stop() called right before the main thread blocks for 1 s resolves once it is free', async () => {
+    const { page } = await open({ config: config([{ name: 'startup' }]) });
+    const r = await page.evaluate(async () => {
+      const [s] = Module.wasmtrace.getStartupSessions();
+      const p = s.stop();
+      Module._engine_busy_main(1000); // the main thread does not yield for 1 s
+      const t0 = performance.now();
+      await p;
+      return { afterBusyMs: performance.now() - t0, state: s.state };
+    });
+    await page.close();
+    assert.equal(r.state, 'stopped');
+    assert.ok(r.afterBusyMs < 500, `resolved ${r.afterBusyMs} ms after the main thread was free`);
+  });
+
+  test('config sources: Module.wasmtraceConfig wins over the URL parameter, which wins over /wasmtrace.json', async () => {
+    const names = async (params) => {
+      const { page } = await open(params);
+      const n = await page.evaluate(() => Module.wasmtrace.getStartupSessions().map((s) => s.name));
+      await page.close();
+      return n;
+    };
+    const vfs = config([{ name: 'from-file' }]);
+    const url = config([{ name: 'from-url' }]);
+    const mod = config([{ name: 'from-module' }]);
+    assert.deepEqual(await names({ vfsconfig: vfs }), ['from-file']);
+    assert.deepEqual(await names({ vfsconfig: vfs, wasmtrace: url }), ['from-url']);
+    assert.deepEqual(await names({ vfsconfig: vfs, wasmtrace: url, config: mod }), ['from-module']);
+  });
+});
