@@ -18,6 +18,7 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v make >/dev/null || need+=(make)
 command -v gcc >/dev/null || need+=(gcc)
 command -v clang >/dev/null || need+=(clang)        # host fuzz/sanitizer builds
+dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)  # libFuzzer runtime
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)

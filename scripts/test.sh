@@ -6,5 +6,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 echo "== native unit tests (host, address+undefined sanitizers)"
 ctest --test-dir build/host --output-on-failure
+echo "== config parser fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s)"
+cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
+cmake --build build/fuzz >build/fuzz-build.log 2>&1 || { cat build/fuzz-build.log; exit 1; }
+mkdir -p build/fuzz/corpus
+build/fuzz/fuzz_config -max_total_time="${WASMTRACE_FUZZ_SECONDS:-10}" -print_final_stats=1 \
+  build/fuzz/corpus tests/fuzz/corpus >build/fuzz/last-run.log 2>&1 || { tail -40 build/fuzz/last-run.log; exit 1; }
+grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' build/fuzz/last-run.log
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/node/ tests/browser/
