@@ -13,7 +13,6 @@
 #include "session.h"
 
 #define PID 1
-#define FLUSH_EVERY (64 * 1024) /* bytes of JSON between gzip sync points */
 
 static void event_start(wt_session *s) {
   wt_json_lit(&s->json, s->header_written ? ",\n" : "[\n");
@@ -287,16 +286,10 @@ static wt_status chrome_step(wt_session *s, size_t max_samples, int final) {
     write_footer(s);
     s->footer_written = 1;
   }
+  /* Sync-flush points are the worker's business (wt_session_flush_point). */
   wt_status st = wt_json_flush(&s->json);
-  uint64_t encoded = s->encoder_sink->bytes_in;
-  atomic_store_explicit(&s->bytes_encoded, encoded, memory_order_relaxed);
   if (st != WT_OK) return st;
-  if (final) return wt_sink_close(s->encoder_sink);
-  if (encoded - s->last_flush_bytes >= FLUSH_EVERY) {
-    s->last_flush_bytes = encoded;
-    return wt_sink_flush(s->encoder_sink);
-  }
-  return WT_OK;
+  return final ? wt_sink_close(s->encoder_sink) : WT_OK;
 }
 
 const wt_encoder wt_encoder_chrome = {"chrome", chrome_step, NULL};

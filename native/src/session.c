@@ -346,3 +346,17 @@ uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct) {
   }
   return 1ull << (WT_LATENESS_BUCKETS - 1);
 }
+
+#define FLUSH_EVERY_BYTES (64 * 1024)
+#define FLUSH_EVERY_US 1000000.0
+
+wt_status wt_session_flush_point(wt_session *s, double now_us) {
+  uint64_t encoded = s->encoder_sink->bytes_in;
+  atomic_store_explicit(&s->bytes_encoded, encoded, memory_order_relaxed);
+  if (encoded == s->last_flush_bytes) return WT_OK;
+  if (encoded - s->last_flush_bytes < FLUSH_EVERY_BYTES && now_us - s->last_flush_us < FLUSH_EVERY_US)
+    return WT_OK;
+  s->last_flush_bytes = encoded;
+  s->last_flush_us = now_us;
+  return wt_sink_flush(s->encoder_sink);
+}

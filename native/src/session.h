@@ -118,6 +118,7 @@ struct wt_session {
   wt_session_thread *threads; /* WT_MAX_THREADS entries, allocated at setup */
   int header_written, footer_written;
   uint64_t last_flush_bytes;
+  double last_flush_us;
   const wt_encoder *encoder;
   void *encoder_state; /* owned by the encoder (free callback) */
   wt_json json;
@@ -148,6 +149,11 @@ void wt_session_note_memory(wt_session *s);
  * output budget has left; 0 if the output queue is too full to encode. */
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
+
+/* After an encode step: publishes the encoded byte count and, every 64 KiB
+ * of encoded output or every second, makes a sync-flush point so that a
+ * file cut short (tab closed, crash) reads up to it. Worker only. */
+wt_status wt_session_flush_point(wt_session *s, double now_us);
 
 /* Upper bound (a power of two, in us) of the pct-th percentile of the
  * sampler's lateness against its deadlines. */

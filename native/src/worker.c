@@ -180,6 +180,8 @@ static int encode_session(worker_state *ws, wt_session *s, double now) {
   int final = stopping && s->sample_count <= quota && s->event_count <= quota;
   wt_status rc = s->encoder->step(s, quota, final);
   ws->last_encode_us[s->id] = now;
+  if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
+  if (final) atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
   wt_session_note_memory(s);
   if (rc != WT_OK) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));

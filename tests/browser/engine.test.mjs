@@ -196,3 +196,34 @@ describe('session engine', () => {
     assert.deepEqual(await names({ vfsconfig: vfs, wasmtrace: url, config: mod }), ['from-module']);
   });
 });
+
+test('a trace read while its session still runs (as after a crash) opens up to the last flush point', async () => {
+  const server2 = await serve(dir);
+  const browser2 = await launch();
+  try {
+    const page = await browser2.newPage();
+    const cfg = JSON.stringify({ sessions: [{ name: 'live', sampling: { intervalUs: 1000 } }] });
+    await page.goto(`${server2.url}index.html?config=${encodeURIComponent(cfg)}`);
+    await page.waitForFunction('self.engineReady === true', null, { timeout: 60000 });
+    // Two busy workers for 2.5 s; read the file after 2 s, before stopping.
+    const bytes = await page.evaluate(async () => {
+      Module._engine_start_workers(2500);
+      await new Promise((ok) => setTimeout(ok, 2000));
+      const [s] = Module.wasmtrace.getStartupSessions();
+      if (s.state !== 'running') throw new Error(`state ${s.state}`);
+      return Array.from(FS.readFile(s.output));
+    });
+    await page.close();
+    // A gzip stream cut after a sync-flush point: inflate what is there.
+    const { gunzipSync, constants } = await import('node:zlib');
+    const text = gunzipSync(Buffer.from(bytes), { finishFlush: constants.Z_SYNC_FLUSH });
+    const analysis = analyzeTrace(parseTrace(text));
+    const spinning = analysis.threads.filter((t) => t.samples.some((x) => x.stack.includes('worker_spin')));
+    assert.equal(spinning.length, 2, 'both workers sampled in the partial file');
+    for (const t of spinning) assert.ok(t.samples.length > 500, `${t.name}: ${t.samples.length} samples`);
+    assert.equal(analysis.stats, null, 'no footer yet: the file really was cut short');
+  } finally {
+    await browser2.close();
+    await server2.close();
+  }
+});
