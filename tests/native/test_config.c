@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cJSON.h"
 #include "config.h"
 #include "wt_test.h"
 
@@ -182,6 +183,66 @@ WT_TEST(config_should_accept_the_example_config_shipped_in_config_dir) {
   REQUIRE_EQ_INT(wt_config_parse(text, n, &cfg, err, sizeof err), WT_OK);
   REQUIRE(cfg.count >= 1);
   for (int i = 0; i < cfg.count; i++) CHECK_EQ_STR(cfg.sessions[i].error, "");
+}
+
+static char *read_source_file(const char *rel) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", WT_SOURCE_DIR, rel);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char text[65536];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  return text;
+}
+
+/* Every key the schema documents (session level and one level down) is a
+ * key the parser knows, and the example config uses every one of them. */
+WT_TEST(config_parser_schema_and_example_should_agree_on_every_key) {
+  char *schema_text = read_source_file("config/wasmtrace.schema.json");
+  REQUIRE(schema_text != NULL);
+  cJSON *schema = cJSON_Parse(schema_text);
+  REQUIRE(schema != NULL);
+  const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "$defs"), "session"),
+      "properties");
+  REQUIRE(props != NULL);
+  char *example_text = read_source_file("config/example.json");
+  REQUIRE(example_text != NULL);
+  cJSON *example = cJSON_Parse(example_text);
+  REQUIRE(example != NULL);
+  const cJSON *ex = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(example, "sessions"), 0);
+  REQUIRE(ex != NULL);
+  int keys = 0;
+  for (const cJSON *p = props->child; p; p = p->next) {
+    const cJSON *sub = cJSON_GetObjectItemCaseSensitive(p, "properties");
+    for (const cJSON *q = sub ? sub->child : p; q; q = sub ? q->next : NULL) {
+      char json[256], err[WT_ERROR_MAX], path[128];
+      /* A value of the wrong type: the parser must name the key's type
+       * problem, not call the key unknown. */
+      if (sub) {
+        snprintf(json, sizeof json, "{\"sessions\":[{\"%s\":{\"%s\":[[]]}}]}", p->string, q->string);
+        snprintf(path, sizeof path, "sessions[0].%s.%s", p->string, q->string);
+      } else {
+        snprintf(json, sizeof json, "{\"sessions\":[{\"%s\":[[]]}]}", p->string);
+        snprintf(path, sizeof path, "sessions[0].%s", p->string);
+      }
+      CHECK_EQ_INT(parse(json, err, sizeof err), WT_OK);
+      const char *msg = cfg.sessions[0].error;
+      CHECK(strncmp(msg, path, strlen(path)) == 0);
+      CHECK(strstr(msg, "unknown key") == NULL);
+      /* ... and the example sets it. */
+      const cJSON *in_example = cJSON_GetObjectItemCaseSensitive(ex, p->string);
+      if (sub && in_example) in_example = cJSON_GetObjectItemCaseSensitive(in_example, q->string);
+      if (!in_example) fprintf(stderr, "    config/example.json lacks %s%s%s\n", p->string, sub ? "." : "", sub ? q->string : "");
+      CHECK(in_example != NULL);
+      keys++;
+    }
+  }
+  CHECK(keys >= 13);
+  cJSON_Delete(schema);
+  cJSON_Delete(example);
 }
 
 WT_TEST(config_should_read_only_len_bytes_of_unterminated_text) {
@@ -559,6 +620,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(config_should_accept_sixteen_sessions),
       WT_TEST_ENTRY(config_should_accept_integers_written_as_exponent_or_with_zero_fraction),
       WT_TEST_ENTRY(config_should_accept_the_example_config_shipped_in_config_dir),
+      WT_TEST_ENTRY(config_parser_schema_and_example_should_agree_on_every_key),
       WT_TEST_ENTRY(config_should_read_only_len_bytes_of_unterminated_text),
       WT_TEST_ENTRY(config_should_keep_valid_sessions_next_to_invalid_ones),
       WT_TEST_ENTRY(config_should_not_compare_outputs_with_invalid_sessions),
