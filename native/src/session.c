@@ -78,6 +78,8 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   wt_json_init(&s->json, s->encoder_sink);
   switch (s->config.format) {
     case WT_FORMAT_CHROME: s->encoder = &wt_encoder_chrome; break;
+    case WT_FORMAT_FIREFOX: s->encoder = &wt_encoder_firefox; break;
+    case WT_FORMAT_FOLDED: s->encoder = &wt_encoder_folded; break;
     default: return WT_ERR_UNSUPPORTED;
   }
   return WT_OK;

@@ -71,7 +71,7 @@ typedef struct wt_encoder {
   void (*free)(wt_session *s);
 } wt_encoder;
 
-extern const wt_encoder wt_encoder_chrome;
+extern const wt_encoder wt_encoder_chrome, wt_encoder_firefox, wt_encoder_folded;
 
 /* What the session knows about one registered thread. */
 typedef struct wt_session_thread {

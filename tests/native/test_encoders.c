@@ -1,0 +1,442 @@
+/* Encoders against golden files: one small, fixed session (two threads,
+ * samples, scopes, an instant, counters, a torn sample, names with
+ * characters every format must escape or replace) is encoded in each
+ * format on the host, without the worker, and compared byte for byte with
+ * tests/golden/<format>.<ext>. The input calls the worker-side session
+ * functions directly with fixed timestamps, so the output is byte-stable.
+ *
+ * Regenerate the golden files after an intended change of an encoder (or of
+ * the session's buffers, whose high-water mark the stats show):
+ *   WT_UPDATE_GOLDEN=1 build/host/tests/native/test_encoders
+ * then review the diff of tests/golden/ like code. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <zlib.h>
+
+#include "cJSON.h"
+#include "registry.h"
+#include "session.h"
+#include "symbols.h"
+#include "wt_test.h"
+
+#define T0 5000000.0 /* session start on the session clock, us */
+
+/* meta.startTime of the firefox format (the wall clock) is pinned here. */
+extern double wt_encoder_firefox_epoch_ms_for_testing;
+
+/* ---- the fixed input ------------------------------------------------------ */
+
+/* Hostile names: JSON must escape them, folded must replace ';', newlines
+ * and control characters; invalid UTF-8 becomes U+FFFD everywhere. */
+static const char NAME_PARSE[] = "parse";
+static const char NAME_SEMI[] = "semi;colon";
+static const char NAME_NEWLINE[] = "new\nline";
+static const char NAME_QUOTE[] = "quote\"back\\slash";
+static const char NAME_CTRL[] = "tab\there ctrl\x01 del\x7f";
+static const char NAME_UTF8[] = "utf8 \xc3\xa9 \xe2\x9c\x93"; /* é ✓ */
+static const char NAME_BAD[] = "bad \xff\xfe utf8";
+static const char THREAD1_NAME[] = "decoder;1\n\"x\"";
+static const char COUNTER_HEAP[] = "wasm heap bytes";
+static const char COUNTER_LIVE[] = "live threads";
+
+static uint32_t id_parse, id_semi, id_newline, id_quote, id_ctrl, id_utf8, id_bad, id_heap, id_live;
+static uint32_t cat_app, cat_wasmtrace;
+
+static void *thread1_main(void *arg) {
+  (void)arg;
+  wt_thread_set_name(THREAD1_NAME); /* registers this thread in slot 1 */
+  return NULL;
+}
+
+/* The registry state every run starts from: slot 0 "main" (this thread),
+ * slot 1 a hostile name, interned names and categories in a fixed order. */
+static int setup_registry(void) {
+  wt_registry_reset_for_testing();
+  wt_symbols_reset();
+  wt_thread_set_name("main");
+  wt_thread *self = wt_thread_self();
+  if (!self || self->slot != 0) return 0;
+  pthread_t t;
+  if (pthread_create(&t, NULL, thread1_main, NULL) != 0) return 0;
+  pthread_join(t, NULL);
+  if (wt_registry_count() != 2) return 0;
+  cat_app = wt_registry_intern_category("app");
+  cat_wasmtrace = wt_registry_intern_category("wasmtrace");
+  id_parse = wt_registry_intern(NAME_PARSE);
+  id_semi = wt_registry_intern(NAME_SEMI);
+  id_newline = wt_registry_intern(NAME_NEWLINE);
+  id_quote = wt_registry_intern(NAME_QUOTE);
+  id_ctrl = wt_registry_intern(NAME_CTRL);
+  id_utf8 = wt_registry_intern(NAME_UTF8);
+  id_bad = wt_registry_intern(NAME_BAD);
+  id_heap = wt_registry_intern(COUNTER_HEAP);
+  id_live = wt_registry_intern(COUNTER_LIVE);
+  return id_bad != 0 && id_live != 0;
+}
+
+typedef struct out_bytes {
+  unsigned char *data;
+  size_t len;
+} out_bytes;
+
+static void record_fixed_input(wt_session *s) {
+  /* Stacks, outermost first: function frames are table indices (the host
+   * names them "function[N]"), scope frames interned names. */
+  const uint32_t main_a[] = {id_parse, 7};
+  const uint32_t main_b[] = {id_parse, id_semi};
+  const uint32_t t1_a[] = {9, id_newline};
+  const uint32_t t1_b[] = {9, id_quote};
+  const uint32_t t1_c[] = {id_ctrl, id_utf8, id_bad};
+  /* Four ticks, one sample per thread each, as the sampler records them. */
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000);
+  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000);
+  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000);
+  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000);
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000); /* idle */
+  wt_session_record_torn(s);                          /* thread 1's stack was unreadable */
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000);
+
+  const wt_event_rec events[] = {
+      {.ts_us = T0 + 0, .value = 1048576, .id = id_heap, .thread = WT_PROCESS_THREAD,
+       .kind = WT_REC_COUNTER, .cat = (uint8_t)cat_wasmtrace},
+      {.ts_us = T0 + 0, .value = 2, .id = id_live, .thread = WT_PROCESS_THREAD,
+       .kind = WT_REC_COUNTER, .cat = (uint8_t)cat_wasmtrace},
+      {.ts_us = T0 + 100, .value = T0 + 600.5, .id = id_newline, .thread = 1,
+       .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app},
+      {.ts_us = T0 + 1500.25, .value = 0, .id = id_semi, .thread = 0, .kind = WT_REC_INSTANT,
+       .cat = (uint8_t)cat_app},
+      {.ts_us = T0 + 10, .value = T0 + 2500, .id = id_parse, .thread = 0,
+       .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app},
+      {.ts_us = T0 + 2000, .value = 2097152, .id = id_heap, .thread = WT_PROCESS_THREAD,
+       .kind = WT_REC_COUNTER, .cat = (uint8_t)cat_wasmtrace},
+      {.ts_us = T0 + 2000, .value = 2, .id = id_live, .thread = WT_PROCESS_THREAD,
+       .kind = WT_REC_COUNTER, .cat = (uint8_t)cat_wasmtrace},
+      /* Still open when the session stopped: closed by the worker then. */
+      {.ts_us = T0 + 2500, .value = T0 + 4500, .id = id_utf8, .thread = 1,
+       .kind = WT_REC_SCOPE | WT_REC_UNFINISHED, .cat = (uint8_t)cat_app},
+  };
+  for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) wt_session_record_event(s, &events[i]);
+}
+
+/* Encodes the fixed input in `format` in two steps (a partial one, then
+ * the final one) and returns the bytes the session's output queue got. */
+static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+  memset(out, 0, sizeof *out);
+  if (!setup_registry()) return 0;
+  wt_encoder_firefox_epoch_ms_for_testing = 1767225600000.0; /* 2026-01-01T00:00:00Z */
+  wt_session *s = calloc(1, sizeof *s);
+  if (!s) return 0;
+  static const char *const names[] = {"golden-chrome", "golden-firefox", "golden-folded"};
+  wt_config_defaults(&s->config, names[format]);
+  s->config.format = format;
+  s->config.gzip = gzip;
+  s->config.max_buffer_kb = 1024;
+  snprintf(s->config.output, sizeof s->config.output, "/traces/%s", names[format]);
+  s->start_us = T0;
+  int ok = wt_session_setup(s, T0) == WT_OK;
+  if (ok) {
+    record_fixed_input(s);
+    s->stop_us = T0 + 4500;
+    ok = s->encoder->step(s, 3, 0) == WT_OK && s->encoder->step(s, 1 << 20, 1) == WT_OK &&
+         s->footer_written;
+  }
+  /* Everything was queued and the queue closed: collect it. */
+  wt_block *b;
+  while (ok && (b = wt_outq_pop(&s->out)) != NULL) {
+    unsigned char *grown = realloc(out->data, out->len + b->len + 1);
+    if (!grown) {
+      ok = 0;
+      break;
+    }
+    out->data = grown;
+    memcpy(out->data + out->len, b->data, b->len);
+    out->len += b->len;
+    wt_outq_release(&s->out, b);
+  }
+  if (ok && !out->data) ok = 0;
+  if (ok) out->data[out->len] = '\0';
+  wt_session_free_buffers(s);
+  wt_outq_free(&s->out);
+  free(s);
+  wt_encoder_firefox_epoch_ms_for_testing = -1;
+  return ok;
+}
+
+static int inflate_gzip(const out_bytes *in, out_bytes *out) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return 0;
+  size_t cap = 1 << 16;
+  out->data = malloc(cap + 1);
+  out->len = 0;
+  z.next_in = in->data;
+  z.avail_in = (uInt)in->len;
+  int rc = Z_OK;
+  while (out->data && rc == Z_OK) {
+    if (out->len == cap) {
+      unsigned char *grown = realloc(out->data, cap * 2 + 1);
+      if (!grown) break;
+      out->data = grown;
+      cap *= 2;
+    }
+    z.next_out = out->data + out->len;
+    z.avail_out = (uInt)(cap - out->len);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out->len = cap - z.avail_out;
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END || !out->data) return 0;
+  out->data[out->len] = '\0';
+  return 1;
+}
+
+/* ---- golden files ------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  if (!buf) return NULL;
+  buf[n] = '\0';
+  *len = (size_t)n;
+  return buf;
+}
+
+/* Compares out with the golden file (or rewrites it with WT_UPDATE_GOLDEN=1).
+ * On a difference, prints where it starts and writes the actual output next
+ * to the build for a diff. */
+static int matches_golden(const out_bytes *out, const char *file) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/tests/golden/%s", WT_SOURCE_DIR, file);
+  const char *update = getenv("WT_UPDATE_GOLDEN");
+  if (update && *update && strcmp(update, "0") != 0) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(out->data, 1, out->len, f) != out->len) {
+      if (f) fclose(f);
+      fprintf(stderr, "    cannot write %s\n", path);
+      return 0;
+    }
+    fclose(f);
+    fprintf(stderr, "    updated %s (%zu bytes)\n", path, out->len);
+    return 1;
+  }
+  size_t len = 0;
+  char *golden = read_file(path, &len);
+  if (!golden) {
+    fprintf(stderr, "    missing %s (WT_UPDATE_GOLDEN=1 creates it)\n", path);
+    return 0;
+  }
+  int same = len == out->len && memcmp(golden, out->data, len) == 0;
+  if (!same) {
+    size_t at = 0;
+    while (at < len && at < out->len && golden[at] == (char)out->data[at]) at++;
+    char actual[600];
+    snprintf(actual, sizeof actual, "%s.actual", file);
+    FILE *f = fopen(actual, "wb");
+    if (f) {
+      fwrite(out->data, 1, out->len, f);
+      fclose(f);
+    }
+    fprintf(stderr, "    %s differs from the output at byte %zu (golden %zu bytes, output %zu); output "
+            "written to %s\n", path, at, len, out->len, actual);
+  }
+  free(golden);
+  return same;
+}
+
+/* ---- helpers on parsed JSON ----------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+/* 1 if the string array holds s exactly. */
+static int array_has_string(const cJSON *arr, const char *s) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0) return 1;
+  return 0;
+}
+
+static int array_sum(const cJSON *arr) {
+  int n = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) n += (int)e->valuedouble;
+  return n;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+WT_TEST(chrome_encoder_should_match_its_golden_file) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_CHROME, 0, &out));
+  CHECK(matches_golden(&out, "chrome.json"));
+  cJSON *events = cJSON_Parse((const char *)out.data);
+  CHECK(cJSON_IsArray(events));
+  /* The hostile thread name survives JSON escaping exactly. */
+  int named = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, events) {
+    const cJSON *args = get(e, "args");
+    if (cJSON_IsString(get(args, "name")) && strcmp(get(args, "name")->valuestring, THREAD1_NAME) == 0)
+      named = 1;
+  }
+  CHECK(named);
+  cJSON_Delete(events);
+  free(out.data);
+}
+
+WT_TEST(firefox_encoder_should_match_its_golden_file) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_FIREFOX, 0, &out));
+  CHECK(matches_golden(&out, "firefox.json"));
+  free(out.data);
+}
+
+WT_TEST(firefox_profile_should_hold_threads_samples_markers_and_counters) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_FIREFOX, 0, &out));
+  cJSON *p = cJSON_Parse((const char *)out.data);
+  free(out.data);
+  REQUIRE(p != NULL);
+  const cJSON *meta = get(p, "meta");
+  CHECK_EQ_INT(get(meta, "preprocessedProfileVersion")->valuedouble, 57);
+  CHECK_EQ_INT(get(meta, "interval")->valuedouble, 1);
+  const cJSON *strings = get(get(p, "shared"), "stringArray");
+  REQUIRE(cJSON_IsArray(strings));
+  /* Names arrive as they were given; invalid UTF-8 as U+FFFD. */
+  const char *expected[] = {NAME_PARSE, NAME_SEMI, NAME_NEWLINE, NAME_QUOTE, NAME_CTRL, NAME_UTF8,
+                            "bad \xef\xbf\xbd\xef\xbf\xbd utf8", "function[7]", "function[9]", "(idle)"};
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+    if (!array_has_string(strings, expected[i])) fprintf(stderr, "    missing string %zu\n", i);
+    CHECK(array_has_string(strings, expected[i]));
+  }
+  const cJSON *threads = get(p, "threads");
+  REQUIRE_EQ_INT(cJSON_GetArraySize(threads), 2);
+  const cJSON *t0 = cJSON_GetArrayItem(threads, 0), *t1 = cJSON_GetArrayItem(threads, 1);
+  CHECK_EQ_STR(get(t0, "name")->valuestring, "main");
+  CHECK_EQ_STR(get(t1, "name")->valuestring, THREAD1_NAME);
+  CHECK_EQ_INT(get(get(t0, "samples"), "length")->valuedouble, 5);
+  CHECK_EQ_INT(get(get(t1, "samples"), "length")->valuedouble, 4);
+  /* Every table's columns have its length. */
+  const char *tables[] = {"samples", "stackTable", "frameTable", "funcTable", "markers"};
+  for (int t = 0; t < 2; t++) {
+    const cJSON *th = cJSON_GetArrayItem(threads, t);
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+      const cJSON *table = get(th, tables[k]), *col;
+      int len = (int)get(table, "length")->valuedouble;
+      cJSON_ArrayForEach(col, table) {
+        if (cJSON_IsArray(col) && cJSON_GetArraySize(col) != len) {
+          fprintf(stderr, "    thread %d %s.%s: %d entries, length %d\n", t, tables[k], col->string,
+                  cJSON_GetArraySize(col), len);
+          CHECK(0);
+        }
+      }
+    }
+  }
+  /* main: "parse" scope and the instant; thread 1: a scope and an unfinished one. */
+  CHECK_EQ_INT(get(get(t0, "markers"), "length")->valuedouble, 2);
+  CHECK_EQ_INT(get(get(t1, "markers"), "length")->valuedouble, 2);
+  const cJSON *phases = get(get(t1, "markers"), "phase");
+  CHECK_EQ_INT(cJSON_GetArrayItem(phases, 0)->valuedouble, 1);
+  CHECK_EQ_INT(cJSON_GetArrayItem(phases, 1)->valuedouble, 2); /* IntervalStart: unfinished */
+  /* Counters: deltas that add up to the last value. */
+  const cJSON *counters = get(p, "counters");
+  REQUIRE_EQ_INT(cJSON_GetArraySize(counters), 2);
+  const cJSON *heap = cJSON_GetArrayItem(counters, 0);
+  CHECK_EQ_STR(get(heap, "name")->valuestring, COUNTER_HEAP);
+  CHECK_EQ_STR(get(heap, "category")->valuestring, "Memory");
+  CHECK_EQ_INT(array_sum(get(get(heap, "samples"), "count")), 2097152);
+  /* Stats: one torn sample of ten. */
+  const cJSON *wt = get(meta, "wasmtrace");
+  CHECK_EQ_INT(get(wt, "samplesTaken")->valuedouble, 10);
+  CHECK_EQ_INT(get(wt, "samplesWritten")->valuedouble, 9);
+  CHECK_EQ_INT(get(get(wt, "dropped"), "tornStack")->valuedouble, 1);
+  cJSON_Delete(p);
+}
+
+WT_TEST(folded_encoder_should_match_its_golden_file) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_FOLDED, 0, &out));
+  CHECK(matches_golden(&out, "folded.txt"));
+  free(out.data);
+}
+
+WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_FOLDED, 0, &out));
+  int stacks = 0, samples = 0, comments = 0, bad = 0;
+  char *save = NULL;
+  for (char *line = strtok_r((char *)out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (const unsigned char *c = (const unsigned char *)line; *c; c++)
+      if (*c < 0x20 || *c == 0x7f) bad++;
+    if (line[0] == '#') {
+      comments++;
+      size_t n = strlen(line);
+      CHECK(n > 0 && line[n - 1] == ')'); /* not taken for a count */
+      continue;
+    }
+    char *sp = strrchr(line, ' ');
+    REQUIRE(sp != NULL);
+    samples += atoi(sp + 1);
+    stacks++;
+    *sp = '\0';
+    /* The first frame is a thread: "main" or the sanitized hostile name. */
+    CHECK(strncmp(line, "main;", 5) == 0 || strncmp(line, "decoder:1 \"x\";", 14) == 0);
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(comments, 1);
+  CHECK_EQ_INT(samples, 9);
+  CHECK_EQ_INT(stacks, 6);
+  free(out.data);
+}
+
+WT_TEST(gzip_output_should_inflate_to_the_plain_output) {
+  /* Folded has no memory figures in it, so both runs must agree exactly;
+   * the JSON formats state the buffer high-water mark, which counts the
+   * compressed bytes in flight: they must parse. */
+  for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
+    out_bytes plain, gz, inflated = {0};
+    REQUIRE(encode_fixed((wt_format)format, 0, &plain));
+    REQUIRE(encode_fixed((wt_format)format, 1, &gz));
+    CHECK(gz.len > 2 && gz.data[0] == 0x1f && gz.data[1] == 0x8b);
+    CHECK(inflate_gzip(&gz, &inflated));
+    if (format == WT_FORMAT_FOLDED) {
+      CHECK_EQ_INT(inflated.len, plain.len);
+      CHECK(inflated.data && memcmp(inflated.data, plain.data, plain.len) == 0);
+    } else {
+      cJSON *doc = inflated.data ? cJSON_Parse((const char *)inflated.data) : NULL;
+      CHECK(doc != NULL);
+      cJSON_Delete(doc);
+    }
+    free(plain.data);
+    free(gz.data);
+    free(inflated.data);
+  }
+}
+
+int main(int argc, char **argv) {
+  static const wt_test tests[] = {
+      WT_TEST_ENTRY(chrome_encoder_should_match_its_golden_file),
+      WT_TEST_ENTRY(firefox_encoder_should_match_its_golden_file),
+      WT_TEST_ENTRY(firefox_profile_should_hold_threads_samples_markers_and_counters),
+      WT_TEST_ENTRY(folded_encoder_should_match_its_golden_file),
+      WT_TEST_ENTRY(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters),
+      WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
+  };
+  int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
+  wt_symbols_reset();
+  wt_registry_reset_for_testing();
+  return rc;
+}
