@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the plain-emcc sample with emcc alone, against an installed wasmtrace,
+# using exactly the flags docs/GUIDE.md documents ("Adding wasmtrace with
+# plain emcc"). Used by tests/browser/cli.test.mjs.
+#
+#   build.sh PREFIX OUT_DIR [extra emcc link flags...]
+#
+# PREFIX is where `cmake --install build/wasm --prefix PREFIX` put wasmtrace.
+# Extra flags come last, so they override the defaults (the tests build a
+# variant with -sPTHREAD_POOL_SIZE=0 -sPTHREAD_POOL_SIZE_STRICT=2 to check
+# what `wasmtrace record` says when the worker gets no pool slot).
+set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 PREFIX OUT_DIR [extra emcc link flags...]" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+prefix=$(cd "$1" && pwd)
+out=$2
+shift 2
+mkdir -p "$out"
+# emcc 3.1.6 (Debian) finds its node modules (acorn) only through NODE_PATH.
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+
+# Compile: -pthread for every object of a pthread build; the header path;
+# -finstrument-functions puts every function of this file on the shadow stack.
+emcc -O2 -pthread -I"$prefix/include" -finstrument-functions \
+  -c "$here/primes.c" -o "$out/primes.o"
+
+# Link: the three static libraries, the JS shim, and what the shim needs.
+#   -sPTHREAD_POOL_SIZE=2: 1 app thread + 1 for the wasmtrace worker.
+#   --profiling-funcs: keep function names (the wasm name section).
+emcc -O2 "$out/primes.o" -o "$out/primes.js" \
+  -pthread \
+  "$prefix/lib/libwasmtrace.a" "$prefix/lib/libwasmtrace_cjson.a" "$prefix/lib/libwasmtrace_zlib.a" \
+  --js-library "$prefix/share/wasmtrace/js/wasmtrace_library.js" \
+  --pre-js "$prefix/share/wasmtrace/js/wasmtrace_pre.js" \
+  --post-js "$prefix/share/wasmtrace/js/wasmtrace_post.js" \
+  -Wl,--undefined=wt_js_startup_count \
+  -sFORCE_FILESYSTEM=1 \
+  -sEXPORTED_RUNTIME_METHODS=FS,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+  -sPTHREAD_POOL_SIZE=2 \
+  -sINITIAL_MEMORY=64MB \
+  --profiling-funcs \
+  "$@"
+cp "$here/index.html" "$out/index.html"
