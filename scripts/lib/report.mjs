@@ -1,0 +1,181 @@
+// `wasmtrace report`: what a trace says, in the terminal (top functions by
+// self and total time, per thread) and as one offline HTML page with an
+// interactive flame graph per thread (scripts/lib/flamegraph.js, inlined).
+import { readFileSync } from 'node:fs';
+import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
+
+const FLAMEGRAPH_JS = new URL('./flamegraph.js', import.meta.url);
+
+function fmtMs(ms) {
+  return ms === null ? '' : ms.toFixed(1);
+}
+
+function pct(part, whole) {
+  return whole ? `${((100 * part) / whole).toFixed(1)}%` : '-';
+}
+
+function table(rows, header) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  // Every column but the last (the function name) is right-aligned.
+  const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? String(c) : String(c).padStart(widths[i]))).join('  ');
+  return [line(header), ...rows.map(line)].map((l) => `    ${l}`.trimEnd());
+}
+
+/** One line about the session: format, name, sampling interval. */
+export function describeProfile(profile) {
+  const parts = [profile.format];
+  const name = profile.session?.session ?? profile.session?.name;
+  if (name) parts.push(`session '${name}'`);
+  parts.push(profile.intervalUs ? `sampling every ${profile.intervalUs} us` : 'sampling interval unknown');
+  return parts.join(', ');
+}
+
+/** The drop counts a trace states, as one line, or null when it states none. */
+export function describeDrops(profile) {
+  const s = profile.stats;
+  if (!s) return null;
+  const d = s.dropped || {};
+  return `samples taken ${s.samplesTaken ?? '?'}, dropped ${s.samplesDropped ?? 0}` +
+    ` (buffer full ${d.bufferFull ?? 0}, torn stack ${d.tornStack ?? 0}); events dropped ${d.events ?? 0}` +
+    (s.ticksMissed !== undefined ? `; sampler ticks missed ${s.ticksMissed}` : '');
+}
+
+/**
+ * The terminal report: per thread, top functions by self time and by total
+ * time. Times are samples x interval; without a known interval (folded files
+ * without a header) the columns are sample counts.
+ * @param {import('./index.js').Profile} profile
+ * @param {{top?: number, thread?: string, title?: string}} [o]
+ */
+export function textReport(profile, { top = 10, thread: only, title } = {}) {
+  const out = [];
+  const unit = profile.intervalUs ? 'ms' : 'samples';
+  const value = (w) => (profile.intervalUs ? fmtMs(weightToMs(profile, w)) : String(w));
+  const threads = profile.threads.filter((t) => !only || t.name === only || String(t.tid) === String(only));
+  const all = profile.threads.reduce((n, t) => n + threadTotals(t).total, 0);
+  if (title) out.push(title);
+  out.push(`${describeProfile(profile)}; ${profile.threads.length} threads, ${all} samples`);
+  const drops = describeDrops(profile);
+  if (drops) out.push(drops);
+  if (only && !threads.length) {
+    out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
+  }
+  for (const t of threads) {
+    const { total, idle } = threadTotals(t);
+    out.push('');
+    const span = profile.intervalUs ? ` = ${fmtMs(weightToMs(profile, total))} ms sampled` : '';
+    out.push(`thread '${t.name}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})`);
+    const rows = functionTable(t);
+    if (!rows.length) {
+      out.push('    (no busy samples)');
+      continue;
+    }
+    const header = [`self ${unit}`, 'self%', `total ${unit}`, 'total%', 'function'];
+    const cells = (r) => [value(r.self), pct(r.self, total), value(r.total), pct(r.total, total), r.name];
+    out.push('  by self time:');
+    out.push(...table(rows.filter((r) => r.self > 0).slice(0, top).map(cells), header));
+    out.push('  by total time:');
+    const byTotal = [...rows].sort((a, b) => b.total - a.total || b.self - a.self);
+    out.push(...table(byTotal.slice(0, top).map(cells), header));
+  }
+  return out.join('\n');
+}
+
+// Call trees go to the page as nested arrays [name index, value, self,
+// children] over one string table: compact, and no names in keys.
+function packTree(node, strings, index) {
+  let i = index.get(node.name);
+  if (i === undefined) {
+    i = strings.length;
+    strings.push(node.name);
+    index.set(node.name, i);
+  }
+  return [i, node.value, node.self, node.children.map((c) => packTree(c, strings, index))];
+}
+
+/** The data the HTML page renders (also handy for tests). */
+export function reportData(profile, { title = 'wasmtrace report', file = null, top = 50 } = {}) {
+  const strings = [];
+  const index = new Map();
+  return {
+    title,
+    file,
+    format: profile.format,
+    description: describeProfile(profile),
+    drops: describeDrops(profile),
+    intervalUs: profile.intervalUs,
+    strings,
+    threads: profile.threads.map((t) => {
+      const totals = threadTotals(t);
+      return {
+        tid: t.tid,
+        name: t.name,
+        ...totals,
+        functions: functionTable(t).filter((r) => r.self > 0).slice(0, top).map((r) => [r.name, r.self, r.total]),
+        tree: packTree(callTree(t), strings, index),
+      };
+    }),
+  };
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+/**
+ * A self-contained HTML page (no network: styles, data and the flame graph
+ * renderer are inline) with one interactive flame graph per thread.
+ */
+export function htmlReport(profile, options = {}) {
+  const data = reportData(profile, options);
+  // JSON inside <script>: '<' escaped so no name can close the element.
+  const json = JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const js = readFileSync(FLAMEGRAPH_JS, 'utf8');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(data.title)}</title>
+<style>
+  :root { --fg: #1d1d1f; --muted: #6b6b70; --line: #e3e3e6; --accent: #7b3fe4; }
+  * { box-sizing: border-box; }
+  body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); margin: 0; padding: 16px 24px 48px; }
+  h1 { font-size: 20px; margin: 0 0 4px; }
+  h2 { font-size: 16px; margin: 0; }
+  .meta { color: var(--muted); margin: 2px 0; }
+  .toolbar { position: sticky; top: 0; background: #fff; padding: 8px 0; border-bottom: 1px solid var(--line); z-index: 2; display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+  .toolbar input { font: inherit; padding: 3px 8px; width: 18em; }
+  .toolbar a { color: var(--accent); text-decoration: none; margin-right: 8px; }
+  section.thread { margin-top: 22px; }
+  .thread-head { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
+  .thread-head button { font: inherit; font-size: 12px; }
+  .hint { color: var(--muted); font-size: 12px; }
+  svg.flame { display: block; width: 100%; margin-top: 6px; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+  g.frame { cursor: pointer; }
+  g.frame rect { stroke: #fff; stroke-width: 0.5; }
+  g.frame:hover rect { stroke: #000; stroke-width: 1; }
+  g.frame.dim rect { opacity: 0.45; }
+  g.frame.match rect { fill: var(--accent) !important; }
+  g.frame.match text { fill: #fff; }
+  g.frame text { pointer-events: none; fill: #111; }
+  details { margin-top: 8px; }
+  table.functions { border-collapse: collapse; font-size: 12.5px; margin-top: 4px; }
+  table.functions th, table.functions td { padding: 2px 10px 2px 0; text-align: right; white-space: nowrap; }
+  table.functions th:last-child, table.functions td:last-child { text-align: left; white-space: normal; font-family: ui-monospace, monospace; }
+  #tooltip { position: fixed; pointer-events: none; background: #222; color: #fff; padding: 6px 8px; border-radius: 4px; font-size: 12px; max-width: 40em; display: none; z-index: 3; white-space: pre-line; }
+  .empty { color: var(--muted); font-style: italic; }
+</style>
+</head>
+<body>
+<h1>${escapeHtml(data.title)}</h1>
+<div id="report" aria-live="polite"></div>
+<div id="tooltip" role="tooltip"></div>
+<script type="application/json" id="wasmtrace-data">${json}</script>
+<script>
+${js}
+</script>
+</body>
+</html>
+`;
+}
