@@ -16,7 +16,13 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-export function chromiumPath() {
+export function chromiumPath(explicit) {
+  if (explicit) {
+    if (!existsSync(explicit)) {
+      throw new Error(`wasmtrace: no browser at ${explicit}: give the path of a Chromium or Chrome executable`);
+    }
+    return explicit;
+  }
   const candidates = [process.env.WASMTRACE_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   const found = candidates.find((p) => p && existsSync(p));
   if (!found) {
@@ -26,19 +32,30 @@ export function chromiumPath() {
   return found;
 }
 
-/** Launches headless Chromium with a fresh profile; close() also removes it. */
-export async function launch() {
+/**
+ * Launches headless Chromium with a fresh profile; close() also removes it.
+ * executablePath defaults to $WASMTRACE_CHROMIUM or the system Chromium;
+ * logPageErrors prints uncaught page errors to stderr.
+ */
+export async function launch({ executablePath, logPageErrors = true } = {}) {
+  const path = chromiumPath(executablePath);
   const userDataDir = mkdtempSync(join(tmpdir(), 'wasmtrace-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath(),
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: path,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+  } catch (e) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     context,
     async newPage() {
       const page = await context.newPage();
-      page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+      if (logPageErrors) page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
       return page;
     },
     async close() {
