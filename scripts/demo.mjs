@@ -1,43 +1,45 @@
-// npm run demo: record the sample app's startup in headless Chromium and
-// write the trace under out/.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// npm run demo: record the sample app's startup in headless Chromium with
+// `wasmtrace record`, write the trace under out/, then read it back with
+// `wasmtrace report` (terminal tables and an HTML flame graph page). The
+// sample page sets its own config (one startup session) and says when its
+// startup is over (window.sampleStartupComplete). The commands are printed
+// as a user would type them.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { recordPage } from './lib/record.mjs';
-import { analyzeTrace, parseTrace, summarize } from './lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const variant = process.argv[2] || 'startup';
 const sampleDir = join(root, 'build/wasm/samples', variant);
 const outDir = join(root, 'out');
+const cli = join(root, 'bin/wasmtrace.mjs');
+const rel = (p) => relative(process.cwd(), p) || '.';
+
+function wasmtrace(args) {
+  const shown = args.map((a) => (/[\s"'=]/.test(a) ? `'${a}'` : a)).join(' ');
+  console.log(`\n$ wasmtrace ${shown}`);
+  const r = spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit' });
+  return r.status ?? 1;
+}
 
 const t0 = Date.now();
-const result = await recordPage({ dir: sampleDir, log: (m) => console.log(`wasmtrace demo: ${m}`) });
-mkdirSync(outDir, { recursive: true });
-let failed = false;
-for (const s of result.sessions) {
-  if (s.error || !s.bytes) {
-    console.error(`wasmtrace demo: session '${s.name}' failed: ${s.error}`);
-    failed = true;
-    continue;
-  }
-  const file = join(outDir, `${s.name}.json.gz`);
-  writeFileSync(file, s.bytes);
-  const analysis = analyzeTrace(parseTrace(s.bytes));
+if (!existsSync(join(sampleDir, 'index.html'))) {
+  console.error(`wasmtrace demo: no sample at ${rel(sampleDir)}: run 'bash scripts/build.sh wasm' first`);
+  process.exit(1);
+}
+const trace = join(outDir, 'startup.json.gz');
+const html = join(outDir, 'startup.html');
+let status = wasmtrace(['record', rel(sampleDir), '--wait-for', 'window.sampleStartupComplete === true', '--out', rel(outDir)]);
+if (status === 0) status = wasmtrace(['report', rel(trace), '--top', '5', '--html', rel(html)]);
+if (status === 0) {
   console.log('');
-  console.log(summarize(analysis));
-  const first = Math.min(...analysis.threads.filter((t) => t.samples.length).map((t) => t.samples[0].ts));
-  console.log(`first sample ${(first / 1000).toFixed(1)} ms after navigation start; stop() took ${s.stopMs.toFixed(1)} ms`);
-  console.log('');
-  console.log(`trace: ${relative(process.cwd(), file)} (${s.bytes.length} bytes gzip)`);
+  console.log(`trace: ${rel(trace)}`);
   console.log('open it in:');
+  console.log(`  - the report page: ${rel(html)} (flame graph per thread, offline)`);
   console.log('  - Perfetto UI: https://ui.perfetto.dev -> "Open trace file"');
   console.log('  - Chrome DevTools: Performance panel -> "Load profile..." (the .gz file as is)');
-  console.log(`  - speedscope: npx speedscope ${relative(process.cwd(), file)}`);
+  console.log(`  - speedscope: npx speedscope ${rel(trace)}`);
 }
-if (!result.sessions.length) {
-  console.error('wasmtrace demo: the page has no startup sessions');
-  failed = true;
-}
-console.log(`\nwasmtrace demo: done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-process.exit(failed ? 1 : 0);
+console.log(`\nwasmtrace demo: ${status === 0 ? 'done' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(status);

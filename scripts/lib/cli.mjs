@@ -1,0 +1,425 @@
+// The `wasmtrace` command: record and report. bin/wasmtrace.mjs calls main().
+// Exit status: 0 done, 1 the recording or report failed (the message says
+// what to do), 2 the command line is wrong.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { launch } from './browser.mjs';
+import { readProfile, functionTable, threadTotals } from './profile.mjs';
+import { htmlReport, textReport } from './report.mjs';
+import { serve } from './serve.mjs';
+import {
+  adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, withConfig, WasmtraceError,
+} from '../../js/playwright.mjs';
+
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+const HELP = `wasmtrace ${VERSION}: record and read traces of Emscripten pthread apps
+
+usage:
+  wasmtrace record <build dir | page.html | URL> [options]
+  wasmtrace report <trace file> [--html out.html] [options]
+
+record: loads the page in headless Chromium (a directory is served on
+127.0.0.1 with the cross-origin isolation headers pthreads need), waits,
+stops the wasmtrace sessions and writes each trace to --out.
+
+  config (without any, the page's own config is used):
+    --config <file | JSON>   the config blob (config/wasmtrace.schema.json)
+    --startup <duration>     one startup session that stops after <duration>
+                             (default 5s unless --wait-for/--duration is given)
+    --interval <duration>    sampling interval, e.g. 1ms, 250us
+    --format <name>          chrome (default), firefox or folded
+    The presets apply to every session of --config. The config reaches the
+    page as Module.wasmtraceConfig (it wins over the page's own) and as the
+    'wasmtrace' URL parameter (for -sMODULARIZE builds).
+  when to stop (first that happens):
+    --wait-for <js expr>     when this expression is true in the page
+    --duration <duration>    this long after the page started loading
+    (always) when every session has stopped by itself (durationMs)
+    --timeout <duration>     give up waiting (default 60s; exit status 1,
+                             traces are still written)
+  page and browser:
+    --page <path>            page inside the directory (default index.html)
+    --module <js expr>       where the Emscripten Module object is
+                             (default globalThis.Module)
+    --load-timeout <dur>     how long the module may take to start (default 30s)
+    --chromium <path>        browser executable (default $WASMTRACE_CHROMIUM,
+                             else /usr/bin/chromium)
+    --port <n>               serve on this port (default: any free port)
+  output:
+    -o, --out <dir>          where traces go (default wasmtrace-traces)
+    --top <n>                functions in the summary (default 5)
+    -q, --quiet              no progress lines
+
+report: prints the top functions by self and total time of each thread.
+    --html <file>            also write an offline page with a flame graph
+                             per thread
+    --top <n>                rows per table (default 10)
+    --thread <name>          only this thread
+
+Durations: 5s, 500ms, 250us, 2m; a bare number is milliseconds.
+`;
+
+class UsageError extends Error {}
+
+/** "5s" -> 5000 (ms). Bare numbers are milliseconds. */
+export function parseDuration(text, what) {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|m|min)?\s*$/.exec(String(text));
+  if (!m) throw new UsageError(`${what}: '${text}' is not a duration (e.g. 5s, 500ms, 250us)`);
+  const scale = { us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60000, min: 60000 }[m[2] || 'ms'];
+  return Number(m[1]) * scale;
+}
+
+function readConfigOption(value) {
+  const text = value.trim().startsWith('{') ? value : (() => {
+    if (!existsSync(value)) throw new UsageError(`--config: no file '${value}' (give a file or inline JSON starting with '{')`);
+    return readFileSync(value, 'utf8');
+  })();
+  let config;
+  try {
+    config = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--config: not valid JSON: ${e.message}`);
+  }
+  if (!config || typeof config !== 'object' || !Array.isArray(config.sessions)) {
+    throw new UsageError('--config: expected an object with a "sessions" array (see config/wasmtrace.schema.json)');
+  }
+  return config;
+}
+
+/**
+ * The config blob the command line asks for, or null to leave the page's
+ * own config alone.
+ */
+export function buildConfig(v) {
+  const presets = v.startup !== undefined || v.interval !== undefined || v.format !== undefined;
+  let config = v.config !== undefined ? readConfigOption(v.config) : null;
+  if (!config && !presets) return null;
+  config ??= { sessions: [{ name: 'startup' }] };
+  const waitsOtherwise = v['wait-for'] !== undefined || v.duration !== undefined;
+  const fromPresets = v.config === undefined;
+  for (const s of config.sessions) {
+    if (v.startup !== undefined) s.durationMs = Math.round(parseDuration(v.startup, '--startup'));
+    else if (fromPresets && !waitsOtherwise) s.durationMs = 5000;
+    if (v.interval !== undefined) {
+      const us = Math.round(parseDuration(v.interval, '--interval') * 1000);
+      s.sampling = { ...(s.sampling || {}), intervalUs: us };
+    }
+    if (v.format !== undefined) {
+      if (!['chrome', 'firefox', 'folded'].includes(v.format)) {
+        throw new UsageError(`--format: '${v.format}' is not one of chrome, firefox, folded`);
+      }
+      s.format = v.format;
+    }
+  }
+  return config;
+}
+
+function kib(n) {
+  return n >= 1024 * 1024 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
+}
+
+/** A path as the user would type it: relative below the cwd, else absolute. */
+function shown(file, cwd = process.cwd()) {
+  const rel = relative(cwd, file);
+  return rel && !rel.startsWith('..') ? rel : file;
+}
+
+function secs(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+// Lines the page printed that explain a failure (Emscripten's pool warning,
+// wasmtrace's own messages, uncaught errors).
+function evidence(consoleLines) {
+  const wanted = /wasmtrace|pthread|thread pool|PTHREAD_POOL|abort|error|exception|SharedArrayBuffer/i;
+  const seen = new Set();
+  return consoleLines.filter((l) => wanted.test(l) && !/Failed to load resource/.test(l) && !seen.has(l) && seen.add(l)).slice(-8);
+}
+
+function summarizeSession(r, { top, cwd }) {
+  const lines = [];
+  const st = r.stats || {};
+  const where = r.file ? shown(r.file, cwd) : '(not written)';
+  if (r.error) {
+    lines.push(`session '${r.name}': FAILED: ${r.error}`);
+    if (r.advice) lines.push(`  what to do: ${r.advice}`);
+    return lines;
+  }
+  const p = r.profile;
+  lines.push(`session '${r.name}': ${r.state}, ${p ? p.format : '?'} trace ${where} (${kib(r.bytes.length)})`);
+  lines.push(`  ${st.threads ?? p?.threads.length ?? '?'} threads, ${st.samplesWritten ?? '?'} samples ` +
+    `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full, ${st.samplesDroppedTornStack ?? 0} torn), ` +
+    `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
+  if (r.parseError) {
+    lines.push(`  could not read the trace back: ${r.parseError}`);
+    return lines;
+  }
+  const nameWidth = Math.max(8, ...p.threads.map((t) => t.name.length));
+  lines.push(`  ${'thread'.padEnd(nameWidth)}  samples   idle  top self functions`);
+  let all = 0;
+  const totals = new Map();
+  for (const t of p.threads) {
+    const { total, idle } = threadTotals(t);
+    all += total;
+    const rows = functionTable(t).filter((x) => x.self > 0);
+    for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
+    const topRows = rows.slice(0, 3).map((x) => `${x.name} ${((100 * x.self) / total).toFixed(0)}%`).join(', ');
+    lines.push(`  ${t.name.padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${topRows || '-'}`);
+  }
+  lines.push(`  top self functions, all threads (${all} samples):`);
+  for (const [name, n] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    lines.push(`    ${((100 * n) / all).toFixed(1).padStart(5)}%  ${name}`);
+  }
+  if (p.format === 'chrome') {
+    const firsts = p.threads.filter((t) => t.samples.length).map((t) => t.samples[0].ts);
+    if (firsts.length) {
+      lines.push(`  first sample ${(Math.min(...firsts) / 1000).toFixed(1)} ms after navigation start; ` +
+        `stop() took ${(r.stopMs ?? 0).toFixed(1)} ms`);
+    }
+  }
+  return lines;
+}
+
+/** Where to load the app from: a URL, or a directory (and page) to serve. */
+function resolveTarget(target, pageOption) {
+  if (/^https?:\/\//i.test(target)) return { url: target };
+  const path = resolve(target);
+  if (!existsSync(path)) throw new UsageError(`record: '${target}' is neither a directory, an HTML file nor an http(s) URL`);
+  if (statSync(path).isDirectory()) return { dir: path, page: pageOption || 'index.html' };
+  return { dir: dirname(path), page: basename(path) };
+}
+
+async function record(positionals, v, io) {
+  if (positionals.length !== 1) throw new UsageError('record: give one build directory, HTML file or URL');
+  const target = resolveTarget(positionals[0], v.page);
+  if (target.dir && !existsSync(resolve(target.dir, target.page.split('?')[0]))) {
+    throw new UsageError(`record: no ${target.page} in ${target.dir} (use --page to name the app's page)`);
+  }
+  const config = buildConfig(v);
+  const timeoutMs = parseDuration(v.timeout ?? '60s', '--timeout');
+  const loadTimeoutMs = parseDuration(v['load-timeout'] ?? '30s', '--load-timeout');
+  const durationMs = v.duration !== undefined ? parseDuration(v.duration, '--duration') : undefined;
+  const top = v.top !== undefined ? Number(v.top) : 5;
+  const outDir = resolve(v.out ?? 'wasmtrace-traces');
+  const progress = v.quiet ? () => {} : (line) => io.err(`wasmtrace record: ${line}`);
+  const t0 = Date.now();
+
+  const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
+  let browser = null;
+  const consoleLines = [];
+  const failed = [];
+  try {
+    browser = await launch({ executablePath: v.chromium, logPageErrors: false });
+    const page = await browser.newPage();
+    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+    page.on('pageerror', (e) => consoleLines.push(`[page error] ${e.message}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${r.status()} ${r.url()}`);
+    });
+    let url = target.url ?? server.url + target.page.replace(/^\/+/, '');
+    if (config) {
+      await configure(page, config);
+      url = withConfig(url, config);
+      progress(`config: ${JSON.stringify(config)}`);
+    }
+    progress(`loading ${url.split('?')[0]}`);
+    const navStart = Date.now();
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: loadTimeoutMs });
+    } catch (e) {
+      throw new WasmtraceError('load', `wasmtrace: could not load ${url}: ${e.message.split('\n')[0]}`);
+    }
+    if (failed.length) progress(`the page could not load: ${failed.join(', ')}`);
+    let lastStatus = '';
+    let lastShown = 0;
+    const ready = await waitForWasmtrace(page, {
+      timeoutMs: loadTimeoutMs,
+      module: v.module,
+      onProgress: ({ elapsedMs, status }) => {
+        // Say what we wait for when it changes, and every 2 s while it lasts.
+        if (elapsedMs < 1000 || (status === lastStatus && elapsedMs - lastShown < 2000)) return;
+        const what = { busy: "the page's main thread is busy", 'no-module': 'no Module object yet',
+          'no-api': 'no Module.wasmtrace yet', 'not-initialized': 'the runtime is starting' }[status] ?? status;
+        progress(`${secs(Date.now() - navStart)}: waiting for the module (${what})`);
+        lastStatus = status;
+        lastShown = elapsedMs;
+      },
+    });
+    if (ready.configError) {
+      throw new WasmtraceError('config', `wasmtrace: the config was rejected: ${ready.configError}`);
+    }
+    if (!ready.sessions.length) {
+      throw new WasmtraceError('no-sessions', 'wasmtrace: the page has no wasmtrace sessions: give a config ' +
+        '(--startup 5s, --config file.json) or set Module.wasmtraceConfig in the page');
+    }
+    for (const s of ready.sessions) {
+      if (s.state === 'failed') progress(`session '${s.name}' failed: ${s.error}`);
+    }
+    const live = ready.sessions.filter((s) => s.state !== 'failed');
+    let waited = { reason: 'sessions' };
+    if (live.length) {
+      const conditions = [
+        v['wait-for'] !== undefined && `--wait-for ${v['wait-for']}`,
+        durationMs !== undefined && `--duration ${secs(durationMs)}`,
+        'the sessions to stop by themselves',
+      ].filter(Boolean);
+      progress(`recording ${live.map((s) => `'${s.name}'`).join(', ')}; waiting for ${conditions.join(' or ')}`);
+      waited = await waitForSessions(page, {
+        until: v['wait-for'],
+        durationMs: durationMs !== undefined ? Math.max(0, durationMs - (Date.now() - navStart)) : undefined,
+        timeoutMs,
+        module: v.module,
+        onProgress: ({ elapsedMs, busy, status }) => {
+          const t = secs(Date.now() - navStart);
+          if (busy || !status) {
+            progress(`${t}: the page's main thread is busy (waited ${secs(elapsedMs)})`);
+            return;
+          }
+          for (const s of status.sessions) {
+            progress(`${t}: '${s.name}' ${s.state}, ${s.stats.samplesTaken} samples, ${s.stats.threads} threads, ` +
+              `${kib(s.stats.bytesEncoded)} encoded`);
+          }
+        },
+      });
+      const why = {
+        until: 'the page signal is true',
+        duration: `${secs(durationMs ?? 0)} have passed`,
+        sessions: 'the sessions stopped by themselves',
+        timeout: `timed out after ${secs(timeoutMs)}`,
+      }[waited.reason];
+      progress(`${why}; stopping the sessions`);
+    }
+    const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: Math.max(timeoutMs / 2, 10000) });
+    const cwd = process.cwd();
+    io.out('');
+    io.out(`wasmtrace record: ${results.length} session(s) from ${url.split('?')[0]} in ${secs(Date.now() - t0)}`);
+    for (const r of results) {
+      io.out(summarizeSession(r, { top, cwd }).join('\n'));
+    }
+    const problems = [];
+    for (const r of results) if (r.error) problems.push(`session '${r.name}' failed: ${r.error}`);
+    if (waited.reason === 'timeout') {
+      problems.push(v['wait-for'] !== undefined
+        ? `the page signal (--wait-for ${v['wait-for']}) was not true after ${secs(timeoutMs)}: ` +
+          'check the expression, or raise --timeout'
+        : `the sessions did not stop by themselves in ${secs(timeoutMs)} (no durationMs in the config?): ` +
+          'use --duration, --wait-for or --startup');
+    }
+    const pool = consoleLines.find((l) => /thread pool is exhausted/i.test(l));
+    if (pool) problems.push(`the page logged that the pthread pool is exhausted: ${adviceFor(pool)}`);
+    const written = results.filter((r) => r.file);
+    if (written.length) {
+      io.out('');
+      io.out('open a trace with:');
+      for (const r of written) {
+        const f = shown(r.file, cwd);
+        io.out(`  wasmtrace report ${f} --html ${f.replace(/(\.json)?(\.gz)?$/, '')}.html`);
+      }
+      io.out('  or load it in Perfetto UI (https://ui.perfetto.dev), Chrome DevTools (Performance panel), ' +
+        'the Firefox Profiler or speedscope');
+    }
+    if (problems.length) {
+      io.err('');
+      for (const p of problems) io.err(`wasmtrace record: ${p}`);
+      const ev = evidence(consoleLines);
+      if (ev.length) io.err(`the page said:\n  ${ev.join('\n  ')}`);
+      return 1;
+    }
+    return 0;
+  } catch (e) {
+    if (!(e instanceof WasmtraceError)) throw e;
+    io.err(`wasmtrace record: ${e.message.replace(/^wasmtrace: /, '')}`);
+    const ev = evidence(consoleLines);
+    const pool = ev.find((l) => /thread pool is exhausted|pthread pool/i.test(l));
+    if (pool && e.code !== 'no-sessions') io.err(`what to do: ${adviceFor(pool)}`);
+    if (failed.length) io.err(`requests that failed: ${failed.join(', ')}`);
+    if (ev.length) io.err(`the page said:\n  ${ev.join('\n  ')}`);
+    return 1;
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.close();
+  }
+}
+
+function report(positionals, v, io) {
+  if (positionals.length !== 1) throw new UsageError('report: give one trace file');
+  const file = positionals[0];
+  if (!existsSync(file)) throw new UsageError(`report: no file '${file}'`);
+  let profile;
+  try {
+    profile = readProfile(readFileSync(file), { format: v.format });
+  } catch (e) {
+    io.err(`wasmtrace report: cannot read ${file}: ${e.message}`);
+    return 1;
+  }
+  const top = v.top !== undefined ? Number(v.top) : 10;
+  io.out(textReport(profile, { top, thread: v.thread, title: `wasmtrace report: ${file}` }));
+  if (v.html) {
+    writeFileSync(v.html, htmlReport(profile, { title: `wasmtrace report: ${basename(file)}`, file }));
+    io.out('');
+    io.out(`flame graphs: ${v.html} (open it in a browser; it works offline)`);
+  }
+  return 0;
+}
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  // record
+  out: { type: 'string', short: 'o' },
+  page: { type: 'string' },
+  config: { type: 'string' },
+  startup: { type: 'string' },
+  interval: { type: 'string' },
+  format: { type: 'string' },
+  'wait-for': { type: 'string' },
+  duration: { type: 'string' },
+  timeout: { type: 'string' },
+  'load-timeout': { type: 'string' },
+  module: { type: 'string' },
+  chromium: { type: 'string' },
+  port: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  top: { type: 'string' },
+  // report
+  html: { type: 'string' },
+  thread: { type: 'string' },
+};
+
+/**
+ * Runs the command line `argv` (without node and script). Resolves with the
+ * exit status. io.out / io.err take one line each (default: the console).
+ */
+export async function main(argv, io = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);
+    return 2;
+  }
+  const { values: v, positionals } = parsed;
+  if (v.version) {
+    io.out(VERSION);
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (v.help || !command) {
+    io.out(HELP);
+    return v.help ? 0 : 2;
+  }
+  try {
+    if (command === 'record') return await record(rest, v, io);
+    if (command === 'report') return report(rest, v, io);
+    throw new UsageError(`unknown command '${command}' (record, report)`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);
+      return 2;
+    }
+    io.err(`wasmtrace: ${e.message}`);
+    return 1;
+  }
+}

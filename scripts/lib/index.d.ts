@@ -1,0 +1,95 @@
+// Types of wasmtrace's Node API (import ... from 'wasmtrace'), and the
+// browser-side types of Module.wasmtrace (js/wasmtrace.d.ts), re-exported so
+// `import type { WasmtraceModule } from 'wasmtrace'` works.
+export type {
+  WasmtraceApi,
+  WasmtraceConfig,
+  WasmtraceModule,
+  WasmtraceSession,
+  WasmtraceSessionConfig,
+  WasmtraceSessionState,
+  WasmtraceStats,
+} from '../../js/wasmtrace.js';
+
+/** Trace formats wasmtrace writes. */
+export type TraceFormat = 'chrome' | 'firefox' | 'folded';
+
+/** One sample: the call stack, root first ([] when the thread was idle). */
+export interface ProfileSample {
+  /** Microseconds on the page's clock (chrome) or since the profile start (firefox); null in folded files. */
+  ts: number | null;
+  stack: string[];
+  /** Number of samples this entry stands for (folded lines carry counts). */
+  weight: number;
+}
+
+/** A scope (WT_SCOPE, wt_begin/wt_end) or interval marker, in microseconds. */
+export interface ProfileScope {
+  name: string;
+  ts: number;
+  dur: number;
+  cat: string;
+}
+
+export interface ProfileThread {
+  tid: number | string;
+  name: string;
+  samples: ProfileSample[];
+  scopes: ProfileScope[];
+}
+
+/** A trace read into one model, whatever its format. */
+export interface Profile {
+  format: TraceFormat;
+  /** The session metadata the trace carries (chrome: the wasmtrace_session record), or null. */
+  session: Record<string, unknown> | null;
+  /** Sampling period in microseconds, or null when the trace does not say. */
+  intervalUs: number | null;
+  /** Drop counts and totals the trace states (chrome: wasmtrace_stats), or null. */
+  stats: Record<string, any> | null;
+  threads: ProfileThread[];
+}
+
+/** Reads a trace file's bytes (any format wasmtrace writes, gzip or not). */
+export function readProfile(input: Uint8Array | string, options?: { format?: TraceFormat }): Profile;
+/** Tells the format of a trace's (uncompressed) text; 'json' when only parsing can tell. */
+export function detectFormat(text: string): TraceFormat | 'json';
+
+export interface FunctionRow {
+  name: string;
+  /** Samples in which the function was the leaf. */
+  self: number;
+  /** Samples in which it was anywhere on the stack (once per sample). */
+  total: number;
+}
+/** Functions of a thread by self samples, descending (idle samples left out). */
+export function functionTable(thread: ProfileThread): FunctionRow[];
+
+export interface CallTreeNode {
+  name: string;
+  value: number;
+  self: number;
+  children: CallTreeNode[];
+}
+/** The merged call tree of a thread's busy samples; the root is '(root)'. */
+export function callTree(thread: ProfileThread): CallTreeNode;
+/** Sample totals of a thread. */
+export function threadTotals(thread: ProfileThread): { total: number; idle: number; busy: number };
+/** Samples with `name` on the stack (self: as the leaf). */
+export function weightOf(thread: ProfileThread, name: string, options?: { self?: boolean }): number;
+/** Samples to milliseconds with the profile's interval; null when it is unknown. */
+export function weightToMs(profile: Profile, weight: number): number | null;
+
+/** The terminal report: top functions by self and total time, per thread. */
+export function textReport(profile: Profile, options?: { top?: number; thread?: string; title?: string }): string;
+/** A self-contained HTML page with an interactive flame graph per thread. */
+export function htmlReport(profile: Profile, options?: { title?: string; file?: string; top?: number }): string;
+/** The data the HTML page renders. */
+export function reportData(profile: Profile, options?: { title?: string; file?: string; top?: number }): object;
+
+/**
+ * Serves a directory on 127.0.0.1 with the cross-origin isolation headers
+ * (COOP/COEP) that pages using pthreads need. port 0 picks a free one.
+ */
+export function serve(dir: string, options?: { port?: number; host?: string; quiet?: boolean }):
+  Promise<{ url: string; port: number; close(): Promise<void> }>;

@@ -1,0 +1,7 @@
+// wasmtrace's Node API (the package's main export): read traces of any
+// format, the views a report shows, the report itself, and the static server
+// with the cross-origin isolation headers pthread pages need. Types in
+// index.d.ts; the Playwright helper is the 'wasmtrace/playwright' export.
+export { readProfile, detectFormat, functionTable, callTree, threadTotals, weightOf, weightToMs } from './profile.mjs';
+export { textReport, htmlReport, reportData } from './report.mjs';
+export { serve } from './serve.mjs';
