@@ -6,7 +6,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launch } from './browser.mjs';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
-import { htmlReport, textReport } from './report.mjs';
+import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, withConfig, WasmtraceError,
@@ -156,7 +156,7 @@ function summarizeSession(r, { top, cwd }) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;
   }
-  const nameWidth = Math.max(8, ...p.threads.map((t) => t.name.length));
+  const nameWidth = Math.max(8, ...p.threads.map((t) => printable(t.name).length));
   lines.push(`  ${'thread'.padEnd(nameWidth)}  samples   idle  top self functions`);
   let all = 0;
   const totals = new Map();
@@ -165,12 +165,12 @@ function summarizeSession(r, { top, cwd }) {
     all += total;
     const rows = functionTable(t).filter((x) => x.self > 0);
     for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
-    const topRows = rows.slice(0, 3).map((x) => `${x.name} ${((100 * x.self) / total).toFixed(0)}%`).join(', ');
-    lines.push(`  ${t.name.padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${topRows || '-'}`);
+    const topRows = rows.slice(0, 3).map((x) => `${printable(x.name)} ${x.self * 100 < total ? "<1" : ((100 * x.self) / total).toFixed(0)}%`).join(', ');
+    lines.push(`  ${printable(t.name).padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${topRows || '-'}`);
   }
   lines.push(`  top self functions, all threads (${all} samples):`);
   for (const [name, n] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    lines.push(`    ${((100 * n) / all).toFixed(1).padStart(5)}%  ${name}`);
+    lines.push(`    ${((100 * n) / all).toFixed(1).padStart(5)}%  ${printable(name)}`);
   }
   if (p.format === 'chrome') {
     const firsts = p.threads.filter((t) => t.samples.length).map((t) => t.samples[0].ts);

@@ -155,12 +155,14 @@ function readFirefox(p) {
     }
     return { tid: th.tid ?? index, name: th.name || `thread ${index}`, samples, scopes };
   });
-  const extra = p.meta?.wasmtrace ?? null;
+  // wasmtrace's encoder puts the session and its drop counts in meta.wasmtrace
+  // (the same fields as the chrome format's wasmtrace_session/_stats).
+  const wt = p.meta?.wasmtrace ?? null;
   return {
     format: 'firefox',
-    session: extra?.session ?? extra ?? null,
-    intervalUs: extra?.session?.intervalUs ?? extra?.intervalUs ?? (intervalMs ? intervalMs * 1000 : inferInterval(threads)),
-    stats: extra?.stats ?? null,
+    session: wt,
+    intervalUs: wt?.intervalUs ?? (intervalMs ? intervalMs * 1000 : inferInterval(threads)),
+    stats: wt && wt.samplesTaken !== undefined ? wt : null,
     threads: threads.filter((th) => th.samples.length || th.scopes.length),
   };
 }
@@ -168,19 +170,21 @@ function readFirefox(p) {
 // ---- folded ---------------------------------------------------------------------
 
 // "thread;outer;inner 42": the first frame names the thread (that is how
-// wasmtrace writes it). Lines starting with '#' are comments; wasmtrace may
-// put "# key: value" metadata there (intervalUs, session).
+// wasmtrace writes it). Lines starting with '#' are comments; wasmtrace's
+// last line is one with the session's stats:
+//   # wasmtrace 0.1.0 folded: 6 stacks; samples taken 10, written 9, dropped 1
+//   (buffer full 0, stack changed during every copy 1); ...; interval 1000 us
+//   (session startup)
 function readFolded(text) {
   const threads = new Map();
-  const meta = {};
+  const comments = [];
   let lineNo = 0;
   for (const raw of text.split('\n')) {
     lineNo++;
-    const line = raw.trim();
-    if (!line) continue;
+    const line = raw.replace(/\r$/, '');
+    if (!line.trim()) continue;
     if (line.startsWith('#')) {
-      const m = /^#\s*([\w.-]+)\s*[:=]\s*(.*)$/.exec(line);
-      if (m) meta[m[1]] = m[2];
+      comments.push(line);
       continue;
     }
     const m = /^(.*\S)\s+(\d+(?:\.\d+)?)$/.exec(line);
@@ -191,14 +195,42 @@ function readFolded(text) {
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
     threads.get(threadName).samples.push({ ts: null, stack, weight: Number(m[2]) });
   }
-  const intervalUs = Number(meta.intervalUs ?? meta.interval_us) || null;
+  const { session, stats } = foldedMeta(comments);
   return {
     format: 'folded',
-    session: Object.keys(meta).length ? meta : null,
-    intervalUs,
-    stats: null,
+    session,
+    intervalUs: session?.intervalUs ?? null,
+    stats,
     threads: [...threads.values()],
   };
+}
+
+// The session and stats from wasmtrace's "# wasmtrace ..." comment line.
+function foldedMeta(comments) {
+  const line = comments.find((c) => /^#\s*wasmtrace\b/.test(c));
+  if (!line) return { session: null, stats: null };
+  const num = (re) => {
+    const m = re.exec(line);
+    return m ? Number(m[1]) : undefined;
+  };
+  const session = {
+    version: /wasmtrace\s+(\S+)/.exec(line)?.[1],
+    session: /\(session ([^)]*)\)\s*$/.exec(line)?.[1],
+    format: 'folded',
+    intervalUs: num(/interval (\d+) us/),
+  };
+  const stats = {
+    samplesTaken: num(/samples taken (\d+)/),
+    samplesWritten: num(/written (\d+)/),
+    samplesDropped: num(/written \d+, dropped (\d+)/),
+    dropped: {
+      bufferFull: num(/buffer full (\d+)/),
+      tornStack: num(/stack changed during every copy (\d+)/),
+      events: num(/events[^;]*dropped (\d+)/),
+    },
+    ticksMissed: num(/ticks missed (\d+)/),
+  };
+  return { session, stats: stats.samplesTaken === undefined ? null : stats };
 }
 
 // ---- views ---------------------------------------------------------------------

@@ -10,6 +10,12 @@ function fmtMs(ms) {
   return ms === null ? '' : ms.toFixed(1);
 }
 
+/** A name safe to print on a terminal: control characters as escapes. */
+export function printable(name) {
+  return String(name).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
+    ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 function pct(part, whole) {
   return whole ? `${((100 * part) / whole).toFixed(1)}%` : '-';
 }
@@ -25,7 +31,7 @@ function table(rows, header) {
 export function describeProfile(profile) {
   const parts = [profile.format];
   const name = profile.session?.session ?? profile.session?.name;
-  if (name) parts.push(`session '${name}'`);
+  if (name) parts.push(`session '${printable(name)}'`);
   parts.push(profile.intervalUs ? `sampling every ${profile.intervalUs} us` : 'sampling interval unknown');
   return parts.join(', ');
 }
@@ -64,14 +70,14 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
     const { total, idle } = threadTotals(t);
     out.push('');
     const span = profile.intervalUs ? ` = ${fmtMs(weightToMs(profile, total))} ms sampled` : '';
-    out.push(`thread '${t.name}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})`);
+    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})`);
     const rows = functionTable(t);
     if (!rows.length) {
       out.push('    (no busy samples)');
       continue;
     }
     const header = [`self ${unit}`, 'self%', `total ${unit}`, 'total%', 'function'];
-    const cells = (r) => [value(r.self), pct(r.self, total), value(r.total), pct(r.total, total), r.name];
+    const cells = (r) => [value(r.self), pct(r.self, total), value(r.total), pct(r.total, total), printable(r.name)];
     out.push('  by self time:');
     out.push(...table(rows.filter((r) => r.self > 0).slice(0, top).map(cells), header));
     out.push('  by total time:');

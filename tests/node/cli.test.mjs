@@ -1,0 +1,112 @@
+// The parts of the `wasmtrace` command that need no browser: durations,
+// the config the options build, usage errors, and `report` on the golden
+// traces of every format (text and HTML).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildConfig, main, parseDuration } from '../../scripts/lib/cli.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-cli-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function run(...argv) {
+  const out = [];
+  const err = [];
+  const status = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('options', () => {
+  test('durations take us, ms, s and m; a bare number is milliseconds', () => {
+    assert.equal(parseDuration('5s'), 5000);
+    assert.equal(parseDuration('250us'), 0.25);
+    assert.equal(parseDuration('1.5ms'), 1.5);
+    assert.equal(parseDuration('2m'), 120000);
+    assert.equal(parseDuration('40'), 40);
+    assert.throws(() => parseDuration('soon', '--duration'), /--duration: 'soon' is not a duration/);
+  });
+
+  test('no config option leaves the page its own config', () => {
+    assert.equal(buildConfig({}), null);
+    assert.equal(buildConfig({ 'wait-for': 'x' }), null);
+  });
+
+  test('presets make one startup session, 5 s unless something else says when to stop', () => {
+    assert.deepEqual(buildConfig({ interval: '250us' }), { sessions: [{ name: 'startup', durationMs: 5000, sampling: { intervalUs: 250 } }] });
+    assert.deepEqual(buildConfig({ startup: '2s', format: 'folded' }), { sessions: [{ name: 'startup', durationMs: 2000, format: 'folded' }] });
+    assert.deepEqual(buildConfig({ format: 'firefox', 'wait-for': 'done' }), { sessions: [{ name: 'startup', format: 'firefox' }] });
+  });
+
+  test('presets apply to every session of an inline --config', () => {
+    const c = buildConfig({ config: '{"sessions":[{"name":"a"},{"name":"b","sampling":{"enabled":true}}]}', interval: '2ms' });
+    assert.deepEqual(c.sessions, [
+      { name: 'a', sampling: { intervalUs: 2000 } },
+      { name: 'b', sampling: { enabled: true, intervalUs: 2000 } },
+    ]);
+  });
+
+  test('--config reads a file', () => {
+    const c = buildConfig({ config: join(root, 'config/example.json') });
+    assert.equal(c.sessions[0].name, 'startup');
+  });
+
+  test('bad options exit with status 2 and say what is wrong', async () => {
+    const cases = [
+      [['record'], /give one build directory/],
+      [['record', join(tmp, 'nothing-here')], /neither a directory/],
+      [['record', tmp], /no index\.html/],
+      [['record', root, '--page', 'README.md', '--format', 'xml'], /--format: 'xml'/],
+      [['record', root, '--page', 'README.md', '--config', '{"nope":1}'], /"sessions" array/],
+      [['report'], /give one trace file/],
+      [['frobnicate'], /unknown command/],
+      [['record', '--no-such-option'], /Unknown option/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await run(...argv);
+      assert.equal(r.status, 2, argv.join(' '));
+      assert.match(r.err, message, argv.join(' '));
+    }
+  });
+
+  test('--help prints both commands', async () => {
+    const r = await run('--help');
+    assert.equal(r.status, 0);
+    assert.match(r.out, /wasmtrace record/);
+    assert.match(r.out, /wasmtrace report/);
+  });
+});
+
+describe('wasmtrace report', () => {
+  for (const file of ['chrome.json', 'firefox.json', 'folded.txt']) {
+    test(`reads ${file}: per thread, top functions by self and by total time`, async () => {
+      const r = await run('report', join(root, 'tests/golden', file));
+      assert.equal(r.status, 0, r.err);
+      assert.match(r.out, /sampling every 1000 us; 2 threads, 9 samples/);
+      assert.match(r.out, /thread 'main' .*: 5 samples = 5\.0 ms sampled, 1 idle/);
+      assert.match(r.out, /by self time:\n.*function\n\s+3\.0\s+60\.0%\s+3\.0\s+60\.0%\s+function\[7\]/);
+      assert.match(r.out, /by total time:\n.*function\n\s+0\.0\s+0\.0%\s+4\.0\s+80\.0%\s+parse/);
+      assert.match(r.out, /dropped 1 \(buffer full 0, torn stack 1\)/);
+    });
+  }
+
+  test('--html writes a page with the data of every thread', async () => {
+    const html = join(tmp, 'r.html');
+    const r = await run('report', join(root, 'tests/golden/firefox.json'), '--html', html);
+    assert.equal(r.status, 0, r.err);
+    const page = readFileSync(html, 'utf8');
+    const data = JSON.parse(page.match(/<script type="application\/json" id="wasmtrace-data">(.*?)<\/script>/s)[1]);
+    assert.equal(data.threads.length, 2);
+    assert.equal(data.threads[0].name, 'main');
+    assert.equal(data.threads[0].total, 5);
+  });
+
+  test('a file that is no trace exits with status 1 and says why', async () => {
+    const r = await run('report', join(root, 'package.json'));
+    assert.equal(r.status, 1);
+    assert.match(r.err, /cannot read .*package\.json: not a trace/);
+  });
+});

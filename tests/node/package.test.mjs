@@ -1,0 +1,75 @@
+// What `npm pack` would publish: the CLI, the Node API, the Playwright
+// helper, the JS shim with its types and the config schema; nothing else
+// (no tests, native sources, build trees or samples), and every file a
+// packaged module imports is packaged too.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+  cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
+}))[0].files.map((f) => f.path).sort();
+
+const REQUIRED = [
+  'package.json',
+  'README.md',
+  'bin/wasmtrace.mjs',
+  'scripts/lib/cli.mjs',
+  'scripts/lib/index.mjs',
+  'scripts/lib/index.d.ts',
+  'scripts/lib/profile.mjs',
+  'scripts/lib/report.mjs',
+  'scripts/lib/flamegraph.js',
+  'scripts/lib/serve.mjs',
+  'scripts/lib/browser.mjs',
+  'js/playwright.mjs',
+  'js/playwright.d.ts',
+  'js/wasmtrace.d.ts',
+  'js/wasmtrace_library.js',
+  'js/wasmtrace_pre.js',
+  'js/wasmtrace_post.js',
+  'config/wasmtrace.schema.json',
+];
+const ALLOWED = /^(package\.json|README\.md|LICENSE|bin\/[\w.-]+\.mjs|scripts\/lib\/[\w.-]+\.(mjs|js|d\.ts)|js\/[\w.-]+\.(js|mjs|d\.ts)|config\/wasmtrace\.schema\.json)$/;
+
+test('npm pack contains everything a user needs', () => {
+  for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);
+});
+
+test('npm pack contains nothing else', () => {
+  const extra = packed.filter((f) => !ALLOWED.test(f));
+  assert.deepEqual(extra, [], `not for users: ${extra.join(', ')}`);
+});
+
+test('bin, exports and types point at packaged files', () => {
+  const targets = [pkg.bin.wasmtrace, pkg.types];
+  for (const entry of Object.values(pkg.exports)) {
+    if (typeof entry === 'string') targets.push(entry);
+    else targets.push(...Object.values(entry));
+  }
+  for (const t of targets) assert.ok(packed.includes(normalize(t)), `${t} is not packaged`);
+  assert.ok(pkg.exports['./playwright'], 'wasmtrace/playwright export');
+  assert.match(readFileSync(join(root, pkg.bin.wasmtrace), 'utf8'), /^#!\/usr\/bin\/env node\n/);
+});
+
+test('every file a packaged module imports is packaged', () => {
+  for (const f of packed.filter((p) => /\.(mjs|js|d\.ts)$/.test(p))) {
+    const text = readFileSync(join(root, f), 'utf8');
+    const refs = [...text.matchAll(/(?:from\s+|import\(\s*|new URL\(\s*)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]);
+    for (const ref of refs) {
+      const target = normalize(join(dirname(f), ref));
+      // Type imports name './x.js' for x.d.ts.
+      const found = packed.includes(target) || packed.includes(target.replace(/\.js$/, '.d.ts'));
+      assert.ok(found, `${f} imports ${ref}, which is not packaged`);
+    }
+  }
+});
+
+test('the runtime dependency the CLI needs is a dependency, not a devDependency', () => {
+  assert.ok(pkg.dependencies?.['playwright-core'], 'playwright-core in dependencies');
+});

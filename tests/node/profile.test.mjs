@@ -1,0 +1,197 @@
+// Reading traces of every format into one model, and the report views on
+// top of it. The golden files are what the encoders write for one fixed
+// session (tests/native/test_encoders.c): the three formats must read back
+// the same. Small hand-written files cover what the goldens do not (other
+// string-table layouts, gzip, recursion, bad input).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../scripts/lib/profile.mjs';
+import { htmlReport, printable, reportData, textReport } from '../../scripts/lib/report.mjs';
+import { assertRan, assertTimeBelow, samplesIn, timeIn } from '../../js/playwright.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const golden = (name) => readFileSync(join(root, 'tests/golden', name));
+
+// What a reader should see of a profile, independent of the format.
+function shape(p) {
+  return p.threads.map((t) => ({
+    name: t.name,
+    totals: threadTotals(t),
+    functions: functionTable(t).map((r) => [r.name, r.self, r.total]),
+  }));
+}
+
+describe('reading the formats wasmtrace writes', () => {
+  const chrome = readProfile(golden('chrome.json'));
+  const firefox = readProfile(golden('firefox.json'));
+  const folded = readProfile(golden('folded.txt'));
+
+  test('each golden file is detected as its own format', () => {
+    assert.equal(chrome.format, 'chrome');
+    assert.equal(firefox.format, 'firefox');
+    assert.equal(folded.format, 'folded');
+    assert.equal(detectFormat('main;a 3\n'), 'folded');
+  });
+
+  test('the chrome and firefox files read back the same threads, stacks and counts', () => {
+    assert.deepEqual(shape(firefox), shape(chrome));
+  });
+
+  test('the folded file reads back the same counts (its names have ";" and newlines replaced)', () => {
+    const clean = (s) => s.replace(/[;\n\t\x7f]/g, '?');
+    const norm = (p) => shape(p).map((t) => ({ ...t, name: clean(t.name),
+      functions: t.functions.map(([n, a, b]) => [clean(n).replace(/[^\x20-\x7e]/g, '?'), a, b]) }));
+    const a = norm(chrome);
+    const b = norm(folded);
+    assert.equal(b.length, a.length);
+    for (let i = 0; i < a.length; i++) {
+      assert.deepEqual(b[i].totals, a[i].totals);
+      assert.deepEqual(b[i].functions.map((f) => f.slice(1)), a[i].functions.map((f) => f.slice(1)));
+    }
+  });
+
+  test('session, interval and drop counts come from each format\'s metadata', () => {
+    for (const p of [chrome, firefox, folded]) {
+      assert.equal(p.intervalUs, 1000, p.format);
+      assert.equal(p.stats.samplesTaken, 10, p.format);
+      assert.equal(p.stats.samplesDropped, 1, p.format);
+      assert.equal(p.stats.dropped.tornStack, 1, p.format);
+    }
+    assert.equal(chrome.session.session, 'golden-chrome');
+    assert.equal(firefox.session.session, 'golden-firefox');
+    assert.equal(folded.session.session, 'golden-folded');
+  });
+
+  test('an idle sample has an empty stack in every format', () => {
+    for (const p of [chrome, firefox, folded]) {
+      assert.equal(threadTotals(p.threads[0]).idle, 1, p.format);
+    }
+  });
+
+  test('scopes come back as intervals in microseconds from chrome and firefox', () => {
+    const scope = (p) => p.threads[0].scopes.find((s) => s.name === 'parse');
+    assert.ok(scope(chrome), 'chrome scope');
+    assert.ok(scope(firefox), 'firefox scope');
+    assert.equal(Math.round(scope(firefox).dur), Math.round(scope(chrome).dur));
+  });
+
+  test('gzip input is read the same as plain input', () => {
+    assert.deepEqual(shape(readProfile(gzipSync(golden('firefox.json')))), shape(firefox));
+    assert.deepEqual(shape(readProfile(gzipSync(golden('folded.txt')))), shape(folded));
+  });
+});
+
+describe('hand-written files', () => {
+  // A processed profile with the string table per thread (older layout)
+  // and sample times as deltas.
+  const perThreadStrings = {
+    meta: { interval: 0.5, version: 24 },
+    threads: [{
+      name: 'worker', tid: 7,
+      stringArray: ['root', 'leaf', 'other'],
+      funcTable: { length: 3, name: [0, 1, 2] },
+      frameTable: { length: 3, func: [0, 1, 2] },
+      stackTable: { length: 3, frame: [0, 1, 2], prefix: [null, 0, 0] },
+      samples: { length: 4, stack: [1, 1, 2, null], timeDeltas: [0, 0.5, 0.5, 0.5] },
+      markers: { length: 1, name: [0], startTime: [0], endTime: [1.5], phase: [1], category: [0] },
+    }],
+  };
+
+  test('a firefox profile with per-thread strings and time deltas', () => {
+    const p = readProfile(JSON.stringify(perThreadStrings));
+    assert.equal(p.format, 'firefox');
+    assert.equal(p.intervalUs, 500);
+    const t = p.threads[0];
+    assert.equal(t.name, 'worker');
+    assert.deepEqual(t.samples.map((s) => s.stack), [['root', 'leaf'], ['root', 'leaf'], ['root', 'other'], []]);
+    assert.deepEqual(t.samples.map((s) => s.ts), [0, 500, 1000, 1500]);
+    assert.deepEqual(t.scopes, [{ name: 'root', ts: 0, dur: 1500, cat: '' }]);
+  });
+
+  test('folded stacks without a metadata line: counts, no interval', () => {
+    const p = readProfile('main;a;b 3\nmain;a 2\nworker;c 5\nworker 1\n');
+    assert.equal(p.intervalUs, null);
+    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [
+      ['main', { total: 5, idle: 0, busy: 5 }],
+      ['worker', { total: 6, idle: 1, busy: 5 }],
+    ]);
+    assert.match(textReport(p), /self samples/);
+  });
+
+  test('a line that is not "stack count" is an error that names the line', () => {
+    assert.throws(() => readProfile('main;a 3\nnot a count\n'), /line 2/);
+  });
+
+  test('JSON that is no trace is an error', () => {
+    assert.throws(() => readProfile('{"hello": 1}'), /not a trace/);
+  });
+});
+
+describe('views', () => {
+  const thread = {
+    name: 't',
+    tid: 1,
+    scopes: [],
+    samples: [
+      { stack: ['main', 'walk', 'walk', 'visit'], weight: 1 },
+      { stack: ['main', 'walk', 'walk'], weight: 2 },
+      { stack: ['main', 'other'], weight: 1 },
+      { stack: [], weight: 4 },
+    ],
+  };
+
+  test('total time counts a recursive function once per sample', () => {
+    const rows = Object.fromEntries(functionTable(thread).map((r) => [r.name, r]));
+    assert.deepEqual(rows.walk, { name: 'walk', self: 2, total: 3 });
+    assert.deepEqual(rows.main, { name: 'main', self: 0, total: 4 });
+    assert.equal(rows['(idle)'], undefined);
+  });
+
+  test('the call tree merges equal paths and sorts children by weight', () => {
+    const tree = callTree(thread);
+    assert.equal(tree.value, 4);
+    const main = tree.children[0];
+    assert.deepEqual(main.children.map((c) => [c.name, c.value]), [['walk', 3], ['other', 1]]);
+    assert.equal(main.children[0].children[0].children[0].name, 'visit');
+  });
+
+  test('printable escapes control characters for the terminal', () => {
+    assert.equal(printable('a\nb\tc\x01'), 'a\\nb\\tc\\x01');
+  });
+
+  test('the HTML report is self-contained and its data cannot close the script element', () => {
+    const p = { format: 'folded', session: null, intervalUs: 1000, stats: null,
+      threads: [{ ...thread, samples: [...thread.samples, { stack: ['</script><img src=x>'], weight: 1 }] }] };
+    const html = htmlReport(p, { title: 'x' });
+    assert.ok(!/<script[^>]+src=/i.test(html), 'no external scripts');
+    assert.ok(!/<link[^>]+href=/i.test(html), 'no external styles');
+    assert.ok(!/https?:\/\/(?!www\.w3\.org\/2000\/svg)/.test(html), 'no URLs but the SVG namespace');
+    assert.equal(html.match(/<\/script>/g).length, 2, 'only the two script elements close');
+    assert.equal(reportData(p).strings.includes('</script><img src=x>'), true);
+  });
+});
+
+describe('assertion helpers', () => {
+  const p = readProfile(golden('chrome.json'));
+
+  test('assertRan passes for a sampled function and explains a miss', () => {
+    assert.equal(assertRan(p, 'parse', { thread: 'main' }), 4);
+    assert.throws(() => assertRan(p, 'nowhere'), (e) => e.code === 'assert-ran' && /top self functions/.test(e.message));
+    assert.throws(() => assertRan(p, 'parse', { thread: 'nope' }), (e) => e.code === 'no-thread');
+  });
+
+  test('timeIn uses scope durations when the trace has them, else samples', () => {
+    assert.equal(timeIn(p, 'parse').source, 'scopes');
+    assert.deepEqual(timeIn(p, 'function[7]'), { ms: 3, source: 'samples' });
+    assert.equal(samplesIn(p, 'function[7]', { self: true }), 3);
+  });
+
+  test('assertTimeBelow passes under the bound and fails over it with the measurement', () => {
+    assert.equal(assertTimeBelow(p, 'function[7]', 10).ms, 3);
+    assert.throws(() => assertTimeBelow(p, 'function[7]', 2), /measured 3\.0 ms \(from samples\)/);
+  });
+});
