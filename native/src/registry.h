@@ -8,8 +8,8 @@
  * its own cache line so the owner's hot line is never written by the worker.
  *
  * Shadow stack publication (one writer, one concurrent reader):
- *   top = (pushes << 16) | depth
- *   push: frames[depth] = id; publish top + (1 << 16) + 1
+ *   top = (pushes << 32) | depth
+ *   push: frames[depth] = id; publish top + (1 << 32) + 1
  *   pop:  publish top - 1
  * A reader loads top, copies frames[0..depth), loads top again, and keeps
  * the copy only if the whole word is unchanged. A frame is only overwritten
@@ -37,8 +37,9 @@
  * index of their interned name. */
 #define WT_FRAME_SCOPE_BIT 0x80000000u
 
-#define WT_TOP_DEPTH(top) ((uint32_t)((top) & 0xffffu))
-#define WT_TOP_PUSHES(top) ((top) >> 16)
+#define WT_TOP_DEPTH(top) ((uint32_t)(top))
+#define WT_TOP_PUSHES(top) ((top) >> 32)
+#define WT_TOP_PUSH_STEP ((UINT64_C(1) << 32) + 1)
 
 /* Publishing stores on the hot path. In wasm, an atomic store costs
  * ~15 ns whatever its order (ENVIRONMENT.md), a plain store ~1 ns; V8 keeps
@@ -105,7 +106,6 @@ typedef struct wt_thread {
   _Atomic uint32_t frames[WT_MAX_DEPTH];
   _Atomic uint32_t ring_write;    /* free-running; owner writes */
   uint32_t ring_read_cache;       /* owner's last view of ring_read */
-  uint32_t overflow;              /* owner-only: pushes past depth 0xffff */
   uint32_t ring_gap;              /* owner-only: an event was dropped */
   uint64_t recorded[WT_MAX_DEPTH / 64]; /* owner-only: scope at depth d wrote BEGIN */
   _Atomic uint64_t ring_dropped;  /* events dropped because the ring was full */

@@ -6,28 +6,20 @@
 
 #include "registry.h"
 
-/* Pushes a frame; returns the depth below it. */
+/* Pushes a frame; returns the depth below it. The depth is 32 bits: it
+ * cannot overflow in practice, so there is no branch for it. */
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
   uint32_t depth = WT_TOP_DEPTH(top);
-  if (__builtin_expect(depth == 0xffffu, 0)) {
-    t->overflow++;
-    return depth;
-  }
-  if (depth < WT_MAX_DEPTH) WT_I_STORE_FRAME(&t->frames[depth], id);
-  WT_I_PUBLISH_U64(&t->top, top + 0x10001u);
+  if (__builtin_expect(depth < WT_MAX_DEPTH, 1)) WT_I_STORE_FRAME(&t->frames[depth], id);
+  WT_I_PUBLISH_U64(&t->top, top + WT_TOP_PUSH_STEP);
   return depth;
 }
 
 /* Pops a frame; returns 0 (and does nothing) on an empty stack. */
 WT_I_NOINSTR static inline int wt_stack_pop(wt_thread *t, uint32_t *depth_after) {
-  if (__builtin_expect(t->overflow != 0, 0)) {
-    t->overflow--;
-    *depth_after = 0xffffu;
-    return 1;
-  }
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  if (WT_TOP_DEPTH(top) == 0) return 0; /* unbalanced end: ignore */
+  if (__builtin_expect(WT_TOP_DEPTH(top) == 0, 0)) return 0; /* unbalanced end: ignore */
   WT_I_PUBLISH_U64(&t->top, top - 1);
   *depth_after = WT_TOP_DEPTH(top) - 1;
   return 1;

@@ -3,9 +3,14 @@
  * period of P ms is split by wall-clock time between three nested
  * functions: fid_outer spends 50% of it in its own body, fid_middle 30%,
  * fid_inner 20%. The split is made with the clock, not with iteration
- * counts, so the truth does not depend on the machine's speed. Periods differ
- * per thread and are not multiples of the 1 ms sampling period, so sampling
- * cannot lock onto a phase. */
+ * counts, so it does not depend on the machine's speed. Periods differ per
+ * thread and are not multiples of the 1 ms sampling period, so sampling
+ * cannot lock onto a phase.
+ *
+ * Each function also measures its own self time with the same clock the
+ * trace uses: when the OS preempts a thread (three busy threads on a
+ * two-core machine), the nominal 50/30/20 shifts, and the measured self
+ * times are the truth the sampled shares are compared with. */
 #include <emscripten.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,48 +19,71 @@
 
 #define RUN_MS 2500.0
 
+typedef struct truth {
+  double outer, middle, inner; /* self time, ms */
+} truth;
+
+static _Thread_local truth *tl_truth;
+
 /* Busy-waits without calling any instrumented function. */
-__attribute__((always_inline, no_instrument_function)) static inline void spin_until(double t) {
-  while (emscripten_get_now() < t) {
+__attribute__((always_inline, no_instrument_function)) static inline double spin_until(double t) {
+  double now;
+  while ((now = emscripten_get_now()) < t) {
   }
+  return now;
 }
 
 __attribute__((noinline)) void fid_inner(double start, double period) {
-  spin_until(start + period); /* 80% .. 100% of the period */
+  double t0 = emscripten_get_now();
+  tl_truth->inner += spin_until(start + period) - t0; /* 80% .. 100% */
 }
 
 __attribute__((noinline)) void fid_middle(double start, double period) {
-  spin_until(start + period * 0.80); /* 50% .. 80% */
+  double t0 = emscripten_get_now();
+  double t1 = spin_until(start + period * 0.80); /* 50% .. 80% */
+  tl_truth->middle += t1 - t0;
   fid_inner(start, period);
 }
 
 __attribute__((noinline)) void fid_outer(double start, double period) {
-  spin_until(start + period * 0.50); /* 0% .. 50% */
+  double t0 = emscripten_get_now();
+  double t1 = spin_until(start + period * 0.50); /* 0% .. 50% */
+  tl_truth->outer += t1 - t0;
   fid_middle(start, period);
 }
 
-__attribute__((noinline)) void run_workload(double period, double end) {
+__attribute__((noinline)) void run_workload(double period, double end, truth *out) {
+  tl_truth = out;
   for (double start = emscripten_get_now(); start < end; start += period) fid_outer(start, period);
 }
 
 typedef struct job {
+  const char *name;
   double period, end;
+  truth truth;
 } job;
 
 static void *worker(void *arg) {
   job *j = arg;
-  run_workload(j->period, j->end);
+  wt_thread_set_name(j->name);
+  run_workload(j->period, j->end, &j->truth);
   return NULL;
 }
 
 int main(void) {
   double end = emscripten_get_now() + RUN_MS;
-  job jobs[2] = {{6.1, end}, {8.7, end}};
+  job jobs[3] = {{"main", 7.3, end, {0}}, {"fid-worker-1", 6.1, end, {0}}, {"fid-worker-2", 8.7, end, {0}}};
   pthread_t threads[2];
-  for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, worker, &jobs[i]);
-  run_workload(7.3, end); /* the main thread is busy for RUN_MS without yielding */
+  for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, worker, &jobs[i + 1]);
+  run_workload(jobs[0].period, end, &jobs[0].truth); /* main stays busy, never yields */
   for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
+  char json[512];
+  int n = 0;
+  for (int i = 0; i < 3; i++)
+    n += snprintf(json + n, sizeof json - n, "%s\"%s\":{\"fid_outer\":%.3f,\"fid_middle\":%.3f,\"fid_inner\":%.3f}",
+                  i ? "," : "{", jobs[i].name, jobs[i].truth.outer, jobs[i].truth.middle, jobs[i].truth.inner);
+  snprintf(json + n, sizeof json - n, "}");
   printf("fidelity: done\n");
-  EM_ASM({ self.fidelityDone = true; });
+  EM_ASM({ self.fidelityTruth = JSON.parse(UTF8ToString($0)); self.fidelityDone = true; }, json);
   return 0;
 }
