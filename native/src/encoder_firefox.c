@@ -18,7 +18,8 @@
  *     profiler draws it to the end of the thread);
  *   - counters are `counters` tracks, one per counter name; their samples
  *     are deltas, as the format wants (the running sum is the value), and a
- *     counter whose name ends in "bytes" is in category "Memory", which the
+ *     counter whose name contains "bytes" (e.g. the built-in "wasm heap
+ *     bytes" and "malloc bytes in use") is in category "Memory", which the
  *     profiler draws as a memory track;
  *   - the session's stats (drops and why) are in meta.extra (the profile
  *     info panel) and in meta.wasmtrace (the same keys as chrome's
@@ -489,7 +490,6 @@ static void write_markers(ff_writer *w, uint16_t slot) {
 static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_session *s = w->s;
   wt_json *j = w->j;
-  wt_session_thread *st = &s->threads[slot];
   char name[WT_THREAD_NAME_MAX];
   wt_thread *t = wt_registry_get(slot);
   if (t) wt_registry_thread_name(t, name);
@@ -515,7 +515,7 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, ",\"processStartupTime\":0,\"processShutdownTime\":");
   write_ms(w, s->stop_us > s->start_us ? s->stop_us : s->start_us);
   wt_json_lit(j, ",\"registerTime\":");
-  write_ms(w, hi > lo ? st->first_us : s->start_us);
+  write_ms(w, hi > lo ? w->f->ts[w->order[lo]] : s->start_us); /* its first kept sample */
   wt_json_lit(j, ",\"unregisterTime\":null,\"pausedRanges\":[],\"showMarkersInTimeline\":true,"
                  "\"pid\":\"1\",\"tid\":\"");
   wt_json_u64(j, slot + 1u);
@@ -610,8 +610,7 @@ static void write_counters(ff_writer *w) {
     }
     char tmp[64];
     const char *name = wt_session_frame_name(ids[k], tmp, sizeof tmp);
-    size_t len = strlen(name);
-    int memory = len >= 5 && strcmp(name + len - 5, "bytes") == 0;
+    int memory = strstr(name, "bytes") != NULL;
     const wt_event_rec *r0 = event_at(f, idx[0]);
     wt_json_lit(j, k ? ",\n{\"name\":" : "\n{\"name\":");
     wt_json_string(j, name);

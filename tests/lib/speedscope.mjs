@@ -82,6 +82,43 @@ export function summarizeSpeedscopeProfile(profile, frames) {
 }
 
 /**
+ * Per root frame of a sampled profile (speedscope's collapsed-stack import
+ * makes one profile whose root frames are, in wasmtrace's folded files, the
+ * thread names): total weight, and self weight per leaf frame name
+ * (descending). Weights of a folded import are sample counts.
+ */
+export function summarizeByRootFrame(profile, frames) {
+  const roots = new Map();
+  const add = (stack, w) => {
+    if (!stack.length || !w) return;
+    const root = frames[stack[0]].name;
+    if (!roots.has(root)) roots.set(root, { total: 0, self: new Map() });
+    const r = roots.get(root);
+    r.total += w;
+    const leaf = frames[stack[stack.length - 1]].name;
+    r.self.set(leaf, (r.self.get(leaf) || 0) + w);
+  };
+  if (profile.type === 'sampled') {
+    profile.samples.forEach((stack, i) => add(stack, profile.weights[i]));
+  } else if (profile.type === 'evented') {
+    // The exporter turns a collapsed-stack import into open/close events;
+    // the weight between two events belongs to the stack open then.
+    const stack = [];
+    let last = profile.startValue;
+    for (const ev of profile.events) {
+      add(stack, ev.at - last);
+      last = ev.at;
+      if (ev.type === 'O') stack.push(ev.frame);
+      else if (ev.type === 'C') stack.pop();
+    }
+  } else {
+    throw new Error(`speedscope profile ${profile.name}: unknown type ${profile.type}`);
+  }
+  for (const r of roots.values()) r.self = [...r.self.entries()].sort((a, b) => b[1] - a[1]);
+  return roots;
+}
+
+/**
  * Imports a trace (gzip or plain Chrome Trace Event JSON bytes) with
  * speedscope's shipped app in headless Chromium.
  *
@@ -90,12 +127,14 @@ export function summarizeSpeedscopeProfile(profile, frames) {
  * @param {string} [o.fileName] the name speedscope is given for the file
  *   (it picks importers by name first, then by content)
  * @param {number} [o.timeoutMs]
+ * @param {string} [o.screenshot] if set, a PNG of the loaded app (1280x720) is
+ *   written to this path
  * @returns {Promise<{version: string, importer: string|null, title: string,
  *   groupName: string, toolbar: string, console: string[],
  *   profiles: Array<{name: string, thread: string|null} & ReturnType<typeof summarizeSpeedscopeProfile>>,
  *   exported: object}>}
  */
-export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 30000 } = {}) {
+export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 30000, screenshot } = {}) {
   const bytes = Buffer.from(traceBytes);
   const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
   fileName ??= gz ? 'trace.json.gz' : 'trace.json';
@@ -111,6 +150,7 @@ export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 3
   const consoleLines = [];
   try {
     const page = await browser.newPage();
+    if (screenshot) await page.setViewportSize({ width: 1280, height: 720 });
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     // Speedscope reports "Unrecognized format" and empty imports with alert().
     const dialogs = [];
@@ -142,6 +182,11 @@ export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 3
     }
     const title = await page.title();
     const toolbar = await page.evaluate(() => document.body.innerText.split('\n').find((l) => /\(\d+\/\d+\)$/.test(l)) ?? '');
+
+    if (screenshot) {
+      await page.waitForTimeout(300); // the flame graph is drawn on the next frames
+      await page.screenshot({ path: screenshot });
+    }
 
     // Export through the app itself (its Ctrl+S handler).
     const downloaded = page.waitForEvent('download', { timeout: timeoutMs });

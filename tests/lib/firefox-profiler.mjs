@@ -1,0 +1,105 @@
+// Opens a profile with the Firefox Profiler's own importer, offline: the npm
+// package @firefox-devtools/profiler-cli bundles the profiler's profile
+// loading code (format detection, gzip, the processed-profile upgraders up
+// to its current version, the call tree and marker selectors) behind a
+// command line. Nothing of it is copied: it is run as a user would run it,
+//   profiler-cli load <file>; profiler-cli thread list --json; ...
+// with a private session directory, and stopped afterwards.
+//
+// Where the CLI is found: $WASMTRACE_PROFILER_CLI (a path to its
+// dist/profiler-cli.js), else the installed npm package. It declares
+// Node >= 24 but runs on Node 20 for the commands used here.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+/** Path of the CLI's script, or null when it is not installed. */
+export function profilerCliPath() {
+  if (process.env.WASMTRACE_PROFILER_CLI) return process.env.WASMTRACE_PROFILER_CLI;
+  try {
+    const pkg = require.resolve('@firefox-devtools/profiler-cli/package.json');
+    const main = JSON.parse(readFileSync(pkg, 'utf8')).bin?.['profiler-cli'] ?? 'dist/profiler-cli.js';
+    return join(dirname(pkg), main);
+  } catch {
+    return null;
+  }
+}
+
+export function profilerCliVersion(cli = profilerCliPath()) {
+  try {
+    return JSON.parse(readFileSync(join(dirname(cli), '..', 'package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Loads a profile (gzip or plain, any format the Firefox Profiler imports)
+ * and reads back, per thread, what the profiler's call tree shows.
+ *
+ * @param {Uint8Array|Buffer} bytes
+ * @param {object} [o]
+ * @param {string} [o.fileName]
+ * @returns {Promise<{version: string, loadOutput: string, threads: Array<{handle: string,
+ *   name: string, tid: string, markerCount: number, totalSamples: number,
+ *   activeSamples: number, selfSamples: Array<[string, number]>,
+ *   categories: Array<[string, number]>}>, counters: string}>}
+ */
+export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 60000 } = {}) {
+  const cli = profilerCliPath();
+  if (!cli) throw new Error('@firefox-devtools/profiler-cli is not installed');
+  const dir = mkdtempSync(join(tmpdir(), 'wt-fxp-'));
+  const file = join(dir, fileName);
+  writeFileSync(file, bytes);
+  // Unix socket paths are limited to 108 bytes: a short session directory.
+  const env = { ...process.env, PROFILER_CLI_SESSION_DIR: join(dir, 's') };
+  const session = 'wt';
+  const pq = async (...args) => {
+    const { stdout } = await run(process.execPath, [cli, ...args, '--session', session], { env, timeout: timeoutMs, maxBuffer: 64 << 20 });
+    return stdout;
+  };
+  try {
+    // The CLI gives its daemon 500 ms to start and says that retrying often
+    // works when a busy machine needs longer: retry, ending the slow one.
+    let loadOutput;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        loadOutput = await pq('load', file);
+        break;
+      } catch (e) {
+        const slow = /did not become ready/.exec(e.stderr ?? e.message);
+        const pid = /running as pid (\d+)/.exec(e.stderr ?? e.message)?.[1];
+        if (pid) try { process.kill(Number(pid)); } catch { /* gone already */ }
+        if (!slow || attempt === 5) throw e;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+    const list = JSON.parse(await pq('thread', 'list', '--json', '--limit', '10000'));
+    const threads = [];
+    for (const t of list.threads) {
+      const all = JSON.parse(await pq('thread', 'samples', '--thread', t.threadHandle, '--include-idle', '--json', '--limit', '100000'));
+      const active = JSON.parse(await pq('thread', 'samples', '--thread', t.threadHandle, '--json', '--limit', '1'));
+      threads.push({
+        handle: t.threadHandle,
+        name: t.name,
+        tid: t.tid,
+        markerCount: t.markerCount,
+        totalSamples: all.categoryBreakdown.totalSamples,
+        activeSamples: active.categoryBreakdown.totalSamples,
+        selfSamples: all.topFunctionsBySelf.filter((f) => f.selfSamples > 0).map((f) => [f.name, f.selfSamples]),
+        categories: all.categoryBreakdown.categories.map((c) => [c.name, c.samples]),
+      });
+    }
+    const counters = await pq('counter', 'list');
+    return { version: profilerCliVersion(cli), loadOutput, threads, counters };
+  } finally {
+    await run(process.execPath, [cli, 'stop', '--all'], { env, timeout: timeoutMs }).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
