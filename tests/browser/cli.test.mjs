@@ -1,0 +1,203 @@
+// `wasmtrace record` end to end in headless Chromium, as a user runs it:
+//   - on the sample (the page's own config and its "startup done" signal);
+//   - on a second app, samples/plain-emcc, built here with only the emcc
+//     flags docs/GUIDE.md documents against an installed wasmtrace
+//     (cmake --install), and again through find_package(wasmtrace);
+//   - on the failures a user meets first, each of which must exit non-zero
+//     with a message that says what to do: no pthread pool slot for the
+//     worker (strict pool, and a pool one too small, which deadlocks the
+//     app), a page that is not cross-origin isolated, a module that never
+//     loads, an app not linked with wasmtrace, a page without sessions.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readProfile } from '../../scripts/lib/profile.mjs';
+import { assertRan } from '../../js/playwright.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = join(root, 'bin/wasmtrace.mjs');
+const work = join(root, 'build/plain-emcc');
+const prefix = join(work, 'prefix');
+const app = (variant) => join(work, variant);
+const out = join(work, 'traces');
+const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
+
+/** Runs a command; resolves with { status, stdout, stderr } whatever the status. */
+function run(cmd, args, options = {}) {
+  return new Promise((ok) => {
+    execFile(cmd, args, { cwd: root, env, maxBuffer: 64 << 20, ...options }, (error, stdout, stderr) => {
+      ok({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, all: `${stdout}\n${stderr}` });
+    });
+  });
+}
+
+async function mustRun(cmd, args) {
+  const r = await run(cmd, args);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.all}`);
+  return r;
+}
+
+const wasmtrace = (...args) => run(process.execPath, [cli, ...args]);
+
+const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
+// Newest input of the plain-emcc builds: the library, the shim, the sample.
+function inputsStamp() {
+  const dirs = [join(root, 'js'), join(root, 'samples/plain-emcc'), join(root, 'cmake')];
+  const files = [join(root, 'build/wasm/libwasmtrace.a'), ...dirs.flatMap((d) => readdirSync(d).map((f) => join(d, f)))];
+  return Math.max(...files.map(mtime));
+}
+
+/** Builds unless the output is newer than every input (repeated local runs). */
+async function buildIfStale(output, steps) {
+  if (mtime(output) > inputsStamp()) return;
+  await steps();
+}
+
+describe('wasmtrace record', () => {
+  before(async () => {
+    mkdirSync(work, { recursive: true });
+    rmSync(out, { recursive: true, force: true });
+    await mustRun('cmake', ['--install', 'build/wasm', '--prefix', prefix]);
+    const build = join(root, 'samples/plain-emcc/build.sh');
+    const script = (variant, ...flags) => buildIfStale(join(app(variant), 'primes.js'),
+      () => mustRun('bash', [build, prefix, app(variant), ...flags]));
+    await Promise.all([
+      script('app'),
+      // No pool slot at all, and creating a thread without one fails (EAGAIN).
+      script('strict', '-sPTHREAD_POOL_SIZE=0', '-sPTHREAD_POOL_SIZE_STRICT=2'),
+      // One slot: the app's own thread only. The wasmtrace worker (created
+      // before main) takes it, the app's thread never starts and main()
+      // blocks forever in pthread_join: the classic deadlock.
+      script('pool1', '-sPTHREAD_POOL_SIZE=1'),
+      buildIfStale(join(app('cmake'), 'primes.js'), async () => {
+        rmSync(app('cmake'), { recursive: true, force: true });
+        await mustRun('emcmake', ['cmake', '-S', join(root, 'samples/plain-emcc'), '-B', app('cmake'),
+          `-Dwasmtrace_DIR=${prefix}/lib/cmake/wasmtrace`, '-DCMAKE_BUILD_TYPE=Release']);
+        await mustRun('cmake', ['--build', app('cmake')]);
+      }),
+    ]);
+  });
+
+  test('records the sample with its own config until its startup-done signal', async () => {
+    const r = await wasmtrace('record', 'build/wasm/samples/startup', '--wait-for', 'window.sampleStartupComplete === true',
+      '--out', join(out, 'sample'));
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
+    assert.match(r.stdout, /session 'startup': stopped, chrome trace .*startup\.json\.gz/);
+    assert.match(r.stdout, /\n {2}main +\d+ +\d+ +\S/);
+    assert.match(r.stdout, /\n {2}asset-decoder-0 +\d+ +\d+ +inflate_block/);
+    assert.match(r.stdout, /top self functions, all threads/);
+    assert.match(r.stdout, /wasmtrace report .*startup\.json\.gz --html/);
+    const p = readProfile(readFileSync(join(out, 'sample/startup.json.gz')));
+    assertRan(p, 'inflate_block', { thread: 'asset-decoder-1', minSamples: 20 });
+    assertRan(p, 'tokenize', { thread: 'main', minSamples: 20 });
+  });
+
+  test('records the plain-emcc app with a config from the command line, and report reads it', async () => {
+    const r = await wasmtrace('record', app('app'), '--interval', '1ms', '--format', 'firefox', '--wait-for', 'window.appDone',
+      '--out', join(out, 'plain'));
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stdout, /session 'startup': stopped, firefox trace/);
+    const file = join(out, 'plain/startup.json.gz');
+    const p = readProfile(readFileSync(file));
+    assert.equal(p.format, 'firefox');
+    assert.equal(p.intervalUs, 1000, 'the --interval preset reached the page');
+    // Names from -finstrument-functions + --profiling-funcs, on the right threads.
+    assertRan(p, 'checksum_table', { thread: 'main', minSamples: 10 });
+    assertRan(p, 'mark_multiples', { thread: 'sieve', minSamples: 10 });
+    assertRan(p, 'warm_up', { thread: 'main' });
+    const rep = await wasmtrace('report', file);
+    assert.equal(rep.status, 0, rep.all);
+    assert.match(rep.stdout, /thread 'sieve'/);
+    assert.match(rep.stdout, /by self time:\n.*\n.*(mark_multiples|count_primes)/);
+  });
+
+  test('the same app built with find_package(wasmtrace) records too', async () => {
+    const r = await wasmtrace('record', app('cmake'), '--startup', '10s', '--wait-for', 'window.appDone', '-q', '--out', join(out, 'cmake'));
+    assert.equal(r.status, 0, r.all);
+    const p = readProfile(readFileSync(join(out, 'cmake/startup.json.gz')));
+    assertRan(p, 'count_primes', { thread: 'sieve', minSamples: 10 });
+  });
+
+  // The failure cases mostly wait (for timeouts), so they run at once.
+  describe('failures: non-zero exit and what to do', () => {
+    let server;
+    const results = {};
+
+    before(async () => {
+      // The sample, served WITHOUT the isolation headers.
+      server = createServer((req, res) => {
+        const file = join(root, 'build/wasm/samples/startup', new URL(req.url, 'http://x').pathname);
+        if (!existsSync(file)) {
+          res.writeHead(404);
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': file.endsWith('.js') ? 'text/javascript' : file.endsWith('.wasm') ? 'application/wasm' : 'text/html' });
+        res.end(readFileSync(file));
+      });
+      await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+      const pages = join(work, 'pages');
+      mkdirSync(join(pages, 'empty'), { recursive: true });
+      mkdirSync(join(pages, 'unlinked'), { recursive: true });
+      writeFileSync(join(pages, 'empty/index.html'), '<!doctype html><p>no app here</p>');
+      writeFileSync(join(pages, 'unlinked/index.html'), '<!doctype html><script>var Module = { print: console.log };</script>');
+      const x = join(out, 'failures');
+      const runs = {
+        strict: ['record', app('strict'), '--startup', '2s', '--out', x],
+        pool1: ['record', app('pool1'), '--startup', '2s', '--load-timeout', '4s', '--out', x],
+        noConfig: ['record', app('app'), '--out', x],
+        notIsolated: ['record', `http://127.0.0.1:${server.address().port}/index.html`, '--load-timeout', '10s', '--out', x],
+        empty: ['record', join(pages, 'empty'), '--load-timeout', '2s', '--out', x],
+        unlinked: ['record', join(pages, 'unlinked'), '--load-timeout', '2s', '--out', x],
+      };
+      await Promise.all(Object.entries(runs).map(async ([k, args]) => { results[k] = await wasmtrace(...args); }));
+    });
+    after(() => server?.close());
+
+    test('no pool slot for the worker: the session fails and the CLI says to raise PTHREAD_POOL_SIZE', () => {
+      const r = results.strict;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stdout, /session 'startup': FAILED: the wasmtrace worker thread could not be started/);
+      assert.match(r.all, /-sPTHREAD_POOL_SIZE=<app threads \+ 1>/);
+    });
+
+    test('a pool one slot too small deadlocks the app: the CLI times out and names the pool', () => {
+      const r = results.pool1;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stderr, /main thread is busy/);
+      assert.match(r.stderr, /did not come back to its event loop for 4 s/);
+      assert.match(r.stderr, /-sPTHREAD_POOL_SIZE=<app threads \+ 1>/);
+    });
+
+    test('a page that sets no config and gets none: no sessions, and how to give one', () => {
+      const r = results.noConfig;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stderr, /no wasmtrace sessions: give a config \(--startup 5s/);
+    });
+
+    test('not cross-origin isolated: says which headers to send', () => {
+      const r = results.notIsolated;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stderr, /is not cross-origin isolated/);
+      assert.match(r.stderr, /Cross-Origin-Opener-Policy: same-origin/);
+      assert.match(r.stderr, /Cross-Origin-Embedder-Policy: require-corp/);
+    });
+
+    test('no module ever loads: says so after --load-timeout', () => {
+      const r = results.empty;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stderr, /no Module object \(globalThis\.Module\) appeared in 2 s/);
+    });
+
+    test('a module not linked with wasmtrace: says how to link it', () => {
+      const r = results.unlinked;
+      assert.equal(r.status, 1, r.all);
+      assert.match(r.stderr, /Module\.wasmtrace never appeared in 2 s: the app is not linked with wasmtrace/);
+    });
+  });
+});
