@@ -20,7 +20,7 @@
 // The three sessions share the sampler's snapshots only if the worker
 // adopted and stopped them in the same loop iteration; before the readers
 // run, the test checks with its own parsers that the three files hold the
-// same samples, and records again (at most 3 page loads) if they do not.
+// same samples, and records again (at most MAX_LOADS page loads) if they do not.
 //
 // The same readers also open the golden files of tests/golden/ (written by
 // the C encoders on the host from names with ';', quotes, backslashes,
@@ -50,6 +50,8 @@ const INTERVAL_US = 1000;
 const TOP = 10;
 const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];
 const IDLE = '(idle)';
+// Page loads until the three sessions hold the same samples (see above).
+const MAX_LOADS = 5;
 
 const SESSIONS = [
   { format: 'chrome', name: 'fmt-chrome', output: '/traces/fmt-chrome.json.gz' },
@@ -189,10 +191,11 @@ const NO_CLI = 'the Firefox Profiler CLI is not installed (npm package @firefox-
 
 describe('one recording in three formats, opened by real readers', () => {
   let rec, chrome, firefox, folded, attempts = 0, differences = [];
+  const retried = []; // why earlier page loads were not used
   let devtools, ssChrome, ssFolded, ssFoldedRoots, fxp;
 
   before(async () => {
-    for (attempts = 1; attempts <= 3; attempts++) {
+    for (attempts = 1; attempts <= MAX_LOADS; attempts++) {
       rec = await recordPage({
         dir: sampleDir,
         path: `index.html?wasmtrace=${encodeURIComponent(JSON.stringify(CONFIG))}`,
@@ -209,6 +212,7 @@ describe('one recording in three formats, opened by real readers', () => {
       rec.byName = byName;
       differences = sampleDifferences(chrome, firefox, folded);
       if (!differences.length) break;
+      retried.push(differences.join('; '));
     }
     const bytes = (name) => rec.byName.get(name).bytes;
     mkdirSync(outDir, { recursive: true });
@@ -227,7 +231,8 @@ describe('one recording in three formats, opened by real readers', () => {
   const sampled = () => [...chrome.threads.keys()];
 
   test('the three sessions recorded the same samples (our own parsers)', (t) => {
-    t.diagnostic(`page loads: ${attempts > 3 ? 3 : attempts}; threads: ${sampled().map((n) => `${n} ${chrome.threads.get(n).total}`).join(', ')}`);
+    t.diagnostic(`page loads: ${Math.min(attempts, MAX_LOADS)}; threads: ${sampled().map((n) => `${n} ${chrome.threads.get(n).total}`).join(', ')}`);
+    for (const r of retried) t.diagnostic(`a load whose sessions did not share snapshots: ${r}`);
     assert.deepEqual(differences, []);
     for (const name of THREADS) assert.ok(chrome.threads.get(name)?.total > 0, `${name}: no samples`);
     const written = chrome.stats.samplesWritten;

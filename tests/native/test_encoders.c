@@ -217,8 +217,8 @@ static char *read_file(const char *path, size_t *len) {
 }
 
 /* Compares out with the golden file (or rewrites it with WT_UPDATE_GOLDEN=1).
- * On a difference, prints where it starts and writes the actual output next
- * to the build for a diff. */
+ * On a difference, prints where it starts and writes the actual output to
+ * $TMPDIR (or /tmp) for a diff. */
 static int matches_golden(const out_bytes *out, const char *file) {
   char path[512];
   snprintf(path, sizeof path, "%s/tests/golden/%s", WT_SOURCE_DIR, file);
@@ -245,7 +245,8 @@ static int matches_golden(const out_bytes *out, const char *file) {
     size_t at = 0;
     while (at < len && at < out->len && golden[at] == (char)out->data[at]) at++;
     char actual[600];
-    snprintf(actual, sizeof actual, "%s.actual", file);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(actual, sizeof actual, "%s/wasmtrace-golden-%s", tmp && *tmp ? tmp : "/tmp", file);
     FILE *f = fopen(actual, "wb");
     if (f) {
       fwrite(out->data, 1, out->len, f);
