@@ -1,10 +1,24 @@
-/* Hot-path benchmark: ns per call of a call-heavy workload. Built twice from
- * this file: plain, and with -finstrument-functions (every call then runs
- * the wasmtrace enter/exit hooks). The difference per call is the cost of one
- * enter+exit pair. Prints one JSON line. */
+/* Hot-path benchmark: ns per operation of a tight loop. Prints one JSON line.
+ *
+ *   calls.js MODE [ITERS] [REPS] [SESSION_JSON]
+ *
+ *   calls      3 tiny non-inlined calls per iteration; built plain and with
+ *              -finstrument-functions, the difference per call is the cost
+ *              of one enter+exit pair of hooks
+ *   empty      one non-inlined call per iteration (baseline of the modes below)
+ *   scope      the same plus a WT_SCOPE in category "app"
+ *   scope_off  the same plus a WT_SCOPE_CAT in category "off", which no
+ *              session records (the cost of a disabled category)
+ *   instant    the same plus a WT_INSTANT ("app")
+ *   counter    the same plus a WT_COUNTER ("app")
+ *
+ * Each run is the median of REPS repetitions of ITERS iterations. With
+ * SESSION_JSON, a session is started first (where the page cannot pass a
+ * startup config: Node, native). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #ifdef __EMSCRIPTEN__
@@ -29,31 +43,93 @@ __attribute__((noinline)) uint32_t leaf(uint32_t x) {
 
 __attribute__((noinline)) uint32_t branch(uint32_t x) { return leaf(x) ^ leaf(x + 1); }
 
-/* 3 calls per iteration: branch, leaf, leaf. */
-#define CALLS_PER_ITER 3
+typedef uint32_t (*loop_fn)(long iters);
+
+static uint32_t loop_calls(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) acc += branch((uint32_t)i);
+  return acc;
+}
+static uint32_t loop_empty(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) acc += leaf((uint32_t)i);
+  return acc;
+}
+static uint32_t loop_scope(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) {
+    WT_SCOPE("bench_scope");
+    acc += leaf((uint32_t)i);
+  }
+  return acc;
+}
+static uint32_t loop_scope_off(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) {
+    WT_SCOPE_CAT("off", "bench_scope_off");
+    acc += leaf((uint32_t)i);
+  }
+  return acc;
+}
+static uint32_t loop_instant(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) {
+    WT_INSTANT("bench_instant");
+    acc += leaf((uint32_t)i);
+  }
+  return acc;
+}
+static uint32_t loop_counter(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) {
+    WT_COUNTER("bench_counter", i);
+    acc += leaf((uint32_t)i);
+  }
+  return acc;
+}
 
 int main(int argc, char **argv) {
-  long iters = argc > 1 ? atol(argv[1]) : 20000000;
-  int reps = argc > 2 ? atoi(argv[2]) : 7;
-  /* Warm up, then take the median of `reps` runs. */
-  double best[64];
+  const char *mode = argc > 1 ? argv[1] : "calls";
+  long iters = argc > 2 ? atol(argv[2]) : 20000000;
+  int reps = argc > 3 ? atoi(argv[3]) : 7;
+#ifndef WASMTRACE_DISABLED
+  int session = -1;
+  if (argc > 4 && wt_session_start(argv[4], &session) != WT_OK) {
+    fprintf(stderr, "calls: session: %s\n", wt_session_error(session));
+    return 2;
+  }
+#endif
+  static const struct { const char *name; loop_fn fn; int ops; } modes[] = {
+      {"calls", loop_calls, 3}, {"empty", loop_empty, 1},     {"scope", loop_scope, 1},
+      {"scope_off", loop_scope_off, 1}, {"instant", loop_instant, 1}, {"counter", loop_counter, 1}};
+  loop_fn fn = NULL;
+  int ops = 1;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (strcmp(mode, modes[i].name) == 0) {
+      fn = modes[i].fn;
+      ops = modes[i].ops;
+    }
+  if (!fn) {
+    fprintf(stderr, "calls: unknown mode %s\n", mode);
+    return 2;
+  }
+  double t[64];
   if (reps > 64) reps = 64;
-  uint32_t acc = 0;
-  for (long i = 0; i < iters / 10; i++) acc += branch((uint32_t)i);
+  if (reps < 1) reps = 1;
+  uint32_t acc = fn(iters / 10); /* warm up */
   for (int r = 0; r < reps; r++) {
     double t0 = now_ms();
-    for (long i = 0; i < iters; i++) acc += branch((uint32_t)i);
-    best[r] = (now_ms() - t0) * 1e6 / ((double)iters * CALLS_PER_ITER);
+    acc += fn(iters);
+    t[r] = (now_ms() - t0) * 1e6 / ((double)iters * ops);
   }
   g_sink = acc;
   for (int i = 1; i < reps; i++)
-    for (int j = i; j > 0 && best[j] < best[j - 1]; j--) {
-      double t = best[j]; best[j] = best[j - 1]; best[j - 1] = t;
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+      double x = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = x;
     }
-  printf("{\"nsPerCall\":%.3f,\"min\":%.3f,\"max\":%.3f,\"reps\":%d,\"calls\":%ld}\n", best[reps / 2], best[0],
-         best[reps - 1], reps, iters * CALLS_PER_ITER);
-#ifdef __EMSCRIPTEN__
-  EM_ASM({ globalThis.benchDone = true; });
-#endif
+  printf("{\"mode\":\"%s\",\"nsPerOp\":%.3f,\"min\":%.3f,\"max\":%.3f,\"reps\":%d,\"ops\":%ld}\n", mode,
+         t[reps / 2], t[0], t[reps - 1], reps, iters * ops);
   return 0;
 }

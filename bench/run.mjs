@@ -1,9 +1,17 @@
-// npm run bench: wasmtrace's overhead, always as a ratio to a baseline
-// measured in the same run. Writes docs/BENCHMARKS.md.
-//   1. hot path: ns per call of a call-heavy loop, plain vs
-//      -finstrument-functions (Node, headless Chromium, native)
-//   2. sample app: startup time with wasmtrace compiled out, with scopes at
-//      1 kHz, and with -finstrument-functions at 1 kHz (headless Chromium)
+// npm run bench: what wasmtrace costs, always as a ratio to a baseline
+// measured in the same run, median and spread over repeated runs. Writes
+// docs/BENCHMARKS.md. Sections:
+//   1. hot path: ns per instrumented call (plain vs -finstrument-functions),
+//      per scope, disabled category, instant, counter (Node, Chromium, native)
+//   2. sampler: achieved rate, lateness, worker time at 1/5/10 kHz with
+//      1/4/8 busy threads (Chromium)
+//   3. output: encode + gzip throughput on the worker, bytes per sample by
+//      format, memory per thread and per session
+//   4. startup: runtime start to first sample; page load to main() with a
+//      startup session vs without
+//   5. end to end: the sample app's startup time, compiled out vs scopes vs
+//      instrumented, and vs Chrome's own V8 CPU profiler at 1 ms
+// Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -11,109 +19,290 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../scripts/lib/browser.mjs';
 import { serve } from '../scripts/lib/serve.mjs';
+import { parseTrace } from '../scripts/lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
-const ITERS = process.env.WT_BENCH_ITERS || '20000000';
-const RUNS = Number(process.env.WT_BENCH_RUNS || 5);
+const QUICK = process.env.WT_BENCH_QUICK === '1';
+const RUNS = Number(process.env.WT_BENCH_RUNS || (QUICK ? 3 : 5));
+const ITERS = QUICK ? '5000000' : '20000000';
+const MS = QUICK ? 1000 : 2000; // busy time of the sampler benchmark
+const t0 = Date.now();
+const log = (m) => console.log(`wasmtrace bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const spread = (xs) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
-const log = (m) => console.log(`wasmtrace bench: ${m}`);
+const fmt = (x, d = 2) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
+const spread = (xs, d = 2) => `${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)}`;
+const cell = (xs, d = 2) => `${fmt(median(xs), d)} (${spread(xs, d)})`;
+const repeat = async (n, fn) => { const out = []; for (let i = 0; i < n; i++) out.push(await fn(i)); return out; };
+const cfg = (session) => JSON.stringify({ sessions: [session] });
 
-function nodeCalls(variant) {
-  const out = execFileSync('node', ['--no-experimental-fetch', join(wasm, `bench/calls_${variant}/calls.js`), ITERS, '7'],
-    { encoding: 'utf8', timeout: 120000 });
-  return JSON.parse(out.split('\n').find((l) => l.startsWith('{'))).nsPerCall;
+// ---- helpers -----------------------------------------------------------
+
+// Node and native runs start the same session as the page's config.
+const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-bench.json.gz', sampling: { intervalUs: 1000 }, categories: ['app'] });
+
+function nodeRun(variant, mode) {
+  const out = execFileSync('node', ['--no-experimental-fetch', join(wasm, `bench/calls_${variant}/calls.js`), mode, ITERS, '7', SESSION],
+    { encoding: 'utf8', timeout: 300000 });
+  return JSON.parse(out.split('\n').find((l) => l.startsWith('{'))).nsPerOp;
 }
 
-function nativeCalls(variant) {
-  const out = execFileSync(join(root, `build/bench-host/bench/bench_calls_native_${variant}`), [ITERS, '7'], { encoding: 'utf8' });
-  return JSON.parse(out.trim()).nsPerCall;
+function nativeRun(variant, mode) {
+  const out = execFileSync(join(root, `build/bench-host/bench/bench_calls_native_${variant}`), [mode, ITERS, '7', SESSION], { encoding: 'utf8' });
+  return JSON.parse(out.trim()).nsPerOp;
 }
 
-async function inPage(browser, server, path, waitFor, result) {
-  const page = await browser.newPage();
-  await page.goto(server.url + path);
-  await page.waitForFunction(waitFor, null, { timeout: 120000, polling: 50 });
-  const value = await page.evaluate(result);
-  await page.close();
-  return value;
+let browser, server;
+async function page(path, waitFor, { timeout = 120000, before } = {}) {
+  const p = await browser.newPage();
+  if (before) await before(p);
+  await p.goto(server.url + path);
+  await p.waitForFunction(waitFor, null, { timeout, polling: 20 });
+  return p;
 }
 
-const results = { node: {}, chromium: {}, native: {}, app: {} };
+async function stopAndStats(p) {
+  const bytes = await p.evaluate(async () => {
+    const [s] = Module.wasmtrace.getStartupSessions();
+    await s.stop();
+    return Array.from(s.getTraceBytes());
+  });
+  const events = parseTrace(Buffer.from(bytes));
+  return { events, stats: events.find((e) => e.name === 'wasmtrace_stats')?.args, bytes: bytes.length };
+}
 
-// Native release build of the portable library and the call benchmark.
+// ---- 1. hot path -------------------------------------------------------
+
 log('building the native benchmark (release)');
 execFileSync('cmake', ['-S', root, '-B', join(root, 'build/bench-host'), '-DCMAKE_BUILD_TYPE=Release', '-DWASMTRACE_BUILD_TESTS=OFF'], { stdio: 'ignore' });
 execFileSync('cmake', ['--build', join(root, 'build/bench-host'), '-j2'], { stdio: 'ignore' });
 
-for (const variant of ['plain', 'instrumented']) {
-  log(`hot path, ${variant}: node and native`);
-  results.node[variant] = Array.from({ length: RUNS }, () => nodeCalls(variant));
-  results.native[variant] = Array.from({ length: RUNS }, () => nativeCalls(variant));
+const hot = { node: {}, native: {}, chromium: {} };
+const MODES = ['empty', 'scope', 'scope_off', 'instant', 'counter'];
+log('hot path: Node and native');
+for (const v of ['plain', 'instrumented']) {
+  hot.node[`calls_${v}`] = await repeat(RUNS, () => nodeRun(v, 'calls'));
+  hot.native[`calls_${v}`] = await repeat(RUNS, () => nativeRun(v, 'calls'));
+}
+for (const m of MODES) {
+  hot.node[m] = await repeat(RUNS, () => nodeRun('plain', m));
+  hot.native[m] = await repeat(RUNS, () => nativeRun('plain', m));
 }
 
-const server = await serve(wasm);
-const browser = await launch();
+server = await serve(wasm);
+browser = await launch();
+const results = {};
 try {
-  for (const variant of ['plain', 'instrumented']) {
-    log(`hot path, ${variant}: headless Chromium (session sampling at 1 kHz)`);
-    results.chromium[variant] = [];
-    for (let i = 0; i < RUNS; i++) {
-      results.chromium[variant].push(await inPage(browser, server,
-        `bench/calls_${variant}/index.html?trace=1&args=${ITERS}%207`, 'self.benchResult', () => self.benchResult.nsPerCall));
+  log('hot path: headless Chromium (a session samples at 1 kHz, records category "app")');
+  const session = cfg({ name: 'bench', sampling: { intervalUs: 1000 }, categories: ['app'] });
+  const inChromium = async (variant, mode) => {
+    const p = await page(`bench/calls_${variant}/index.html?args=${mode}%20${ITERS}%207&config=${encodeURIComponent(session)}`, 'self.benchResult');
+    const r = await p.evaluate(() => self.benchResult.nsPerOp);
+    await p.close();
+    return r;
+  };
+  for (const v of ['plain', 'instrumented']) hot.chromium[`calls_${v}`] = await repeat(RUNS, () => inChromium(v, 'calls'));
+  for (const m of MODES) hot.chromium[m] = await repeat(RUNS, () => inChromium('plain', m));
+
+  // ---- 2 & 3. sampler and output ----------------------------------------
+  const sampler = [];
+  const RATES = [1000, 200, 100]; // us: 1, 5, 10 kHz
+  const THREADS = [1, 4, 8];
+  for (const interval of RATES) {
+    for (const n of THREADS) {
+      log(`sampler: ${1000 / interval} kHz, ${n} busy thread(s)`);
+      const runs = await repeat(QUICK ? 1 : 3, async () => {
+        const p = await page(`bench/sampler/index.html?args=${n}%20${MS}&config=${encodeURIComponent(cfg({ name: 's', sampling: { intervalUs: interval }, counters: { enabled: false }, maxBufferKB: 65536 }))}`,
+          'self.benchDone === true');
+        const win = await p.evaluate(() => ({ start: self.busyStartMs * 1000, end: self.busyEndMs * 1000, m0: self.memBeforeThreads, m1: self.memAfterThreads }));
+        const { events, stats } = await stopAndStats(p);
+        await p.close();
+        // Samples of the busy threads inside the busy window, vs requested.
+        const busyTids = new Set(events.filter((e) => e.name === 'thread_name' && e.args.name === 'busy').map((e) => e.tid));
+        // Sample times: each thread's Profile startTime plus its timeDeltas.
+        const clock = new Map();
+        let samples = 0;
+        for (const e of events) {
+          if (!busyTids.has(e.tid)) continue;
+          if (e.name === 'Profile') clock.set(e.tid, e.args.data.startTime);
+          if (e.name !== 'ProfileChunk') continue;
+          let ts = clock.get(e.tid);
+          for (const d of e.args.data.timeDeltas) {
+            ts += d;
+            if (ts >= win.start && ts <= win.end) samples++;
+          }
+          clock.set(e.tid, ts);
+        }
+        const durMs = (stats.stopTimeUs - stats.startTimeUs) / 1000;
+        const perThreadRate = samples / n / ((win.end - win.start) / 1e6);
+        return {
+          ratePct: (100 * perThreadRate) / (1e6 / interval),
+          p50: stats.samplerLatenessUs.p50Below, p99: stats.samplerLatenessUs.p99Below, max: stats.samplerLatenessUs.max,
+          workerCpuPct: (100 * stats.workerBusyUs) / (durMs * 1000),
+          usPerSample: stats.workerBusyUs / stats.samplesTaken,
+          encodeSamplesPerS: stats.samplesWritten / (stats.encodeUs / 1e6),
+          ticksMissed: stats.ticksMissed,
+          threadRecordBytes: win.m1.threadRecordBytes,
+        };
+      });
+      sampler.push({ interval, n, runs });
     }
   }
-  for (const variant of ['startup_disabled', 'startup', 'startup_instrumented']) {
-    log(`sample app startup: ${variant}`);
-    results.app[variant] = [];
-    for (let i = 0; i < RUNS; i++) {
-      results.app[variant].push(await inPage(browser, server, `samples/${variant}/index.html`,
-        'Module.startupMs !== undefined', () => Module.startupMs));
+  results.sampler = sampler;
+
+  log('output: bytes per sample by format (three concurrent sessions, 1 kHz, 4 busy threads)');
+  const formats = await repeat(QUICK ? 1 : 3, async () => {
+    const config = JSON.stringify({ sessions: ['chrome', 'firefox', 'folded'].map((format) => ({ name: format, format, sampling: { intervalUs: 1000 }, counters: { enabled: false } })) });
+    const p = await page(`bench/sampler/index.html?args=4%20${MS}&config=${encodeURIComponent(config)}`, 'self.benchDone === true');
+    const r = await p.evaluate(async () => {
+      const out = {};
+      for (const s of Module.wasmtrace.getStartupSessions()) {
+        await s.stop();
+        const st = s.stats();
+        out[s.name] = { bytesPerSample: st.bytesWritten / st.samplesWritten, rawBytesPerSample: st.bytesEncoded / st.samplesWritten };
+      }
+      const m0 = Module.wasmtrace.memory();
+      const extra = Module.wasmtrace.startSession({ name: 'probe', sampling: { intervalUs: 1000 } });
+      await new Promise((ok) => setTimeout(ok, 300));
+      const m1 = Module.wasmtrace.memory();
+      await extra.stop();
+      out.sessionBytes = m1.mallocBytes - m0.mallocBytes;
+      return out;
+    });
+    await p.close();
+    return r;
+  });
+  results.formats = formats;
+
+  // ---- 4 & 5. startup and end to end --------------------------------------
+  log('startup and end to end: the sample app');
+  const appRun = async (variant, { v8profiler = false } = {}) => {
+    let cdp;
+    const p = await page(`samples/${variant}/index.html`, 'Module.startupMs !== undefined', {
+      before: async (pg) => {
+        if (!v8profiler) return;
+        cdp = await pg.context().newCDPSession(pg);
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+        await cdp.send('Profiler.start');
+      },
+    });
+    const r = await p.evaluate(() => ({ startupMs: Module.startupMs, mainStartMs: Module.mainStartMs, preRunMs: Module.preRunMs }));
+    if (cdp) await cdp.send('Profiler.stop');
+    if (variant !== 'startup_disabled') {
+      const { events } = await stopAndStats(p);
+      const profiles = events.filter((e) => e.name === 'Profile');
+      r.firstSampleMs = Math.min(...profiles.map((e) => e.args.data.startTime)) / 1000;
     }
+    await p.close();
+    return r;
+  };
+  results.app = {};
+  for (const [name, variant, opts] of [['compiled out', 'startup_disabled', {}], ['scopes, 1 kHz', 'startup', {}],
+    ['-finstrument-functions, 1 kHz', 'startup_instrumented', {}], ['compiled out + V8 CPU profiler, 1 ms', 'startup_disabled', { v8profiler: true }]]) {
+    results.app[name] = await repeat(RUNS, () => appRun(variant, opts));
   }
 } finally {
   await browser.close();
   await server.close();
 }
 
-const rows = [];
+// ---- report ---------------------------------------------------------------
+
+const hotRows = [];
 for (const where of ['node', 'chromium', 'native']) {
-  const p = median(results[where].plain), q = median(results[where].instrumented);
-  rows.push(`| ${where} | ${p.toFixed(2)} (${spread(results[where].plain)}) | ${q.toFixed(2)} (${spread(results[where].instrumented)}) | **${(q - p).toFixed(2)}** | ${(q / p).toFixed(2)}× |`);
+  const h = hot[where];
+  hotRows.push(`| ${where} | instrumented call (enter+exit) | ${cell(h.calls_plain)} | ${cell(h.calls_instrumented)} | **${fmt(median(h.calls_instrumented) - median(h.calls_plain))}** |`);
+  for (const m of ['scope', 'scope_off', 'instant', 'counter']) {
+    const label = { scope: 'WT_SCOPE (recorded)', scope_off: 'WT_SCOPE, category off', instant: 'WT_INSTANT', counter: 'WT_COUNTER' }[m];
+    hotRows.push(`| ${where} | ${label} | ${cell(h.empty)} | ${cell(h[m])} | **${fmt(median(h[m]) - median(h.empty))}** |`);
+  }
 }
-const base = median(results.app.startup_disabled);
-const appRows = ['startup_disabled', 'startup', 'startup_instrumented'].map((v) => {
-  const m = median(results.app[v]);
-  return `| ${v} | ${m.toFixed(1)} (${spread(results.app[v])}) | ${(m / base).toFixed(3)}× |`;
+const samplerRows = results.sampler.map(({ interval, n, runs }) => {
+  const col = (k, d = 1) => fmt(median(runs.map((r) => r[k])), d);
+  return `| ${1000 / interval} kHz | ${n} | ${col('ratePct')} % | ${col('p50', 0)} | ${col('p99', 0)} | ${col('max', 0)} | ${col('ticksMissed', 0)} | ${col('workerCpuPct')} % | ${col('usPerSample', 2)} | ${fmt(median(runs.map((r) => r.encodeSamplesPerS)) / 1e6, 2)} M |`;
 });
+const f = results.formats;
+const fmtRow = (k) => `| ${k} | ${fmt(median(f.map((r) => r[k].bytesPerSample)))} | ${fmt(median(f.map((r) => r[k].rawBytesPerSample)))} |`;
+const threadRecord = results.sampler[0].runs[0].threadRecordBytes;
+const sessionBytes = median(f.map((r) => r.sessionBytes));
+const app = results.app;
+const base = median(app['compiled out'].map((r) => r.startupMs));
+const appRows = Object.entries(app).map(([name, runs]) => {
+  const ms = runs.map((r) => r.startupMs);
+  return `| ${name} | ${cell(ms, 0)} | ${fmt(median(ms) / base, 3)}× |`;
+});
+const firstSample = [...app['scopes, 1 kHz'], ...app['-finstrument-functions, 1 kHz']].map((r) => r.firstSampleMs - r.preRunMs);
+const mainStartBase = median(app['compiled out'].map((r) => r.mainStartMs));
+const mainStartTraced = median(app['scopes, 1 kHz'].map((r) => r.mainStartMs));
+
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const md = `# wasmtrace benchmarks
 
-Produced by \`npm run bench\` (\`node bench/run.mjs\`) on ${new Date().toISOString().slice(0, 10)},
-${cpus().length} × ${cpu}, Node ${process.version}, Chromium (system), Emscripten 3.1.6.
-Every figure is the median of ${RUNS} runs (spread in parentheses) and every
-comparison is against a baseline measured in the same run. Results vary by
-machine; the ratios are what to compare.
+Produced by \`npm run bench\` (\`node bench/run.mjs\`${QUICK ? ', WT_BENCH_QUICK=1' : ''}) on ${new Date().toISOString().slice(0, 10)}:
+${cpus().length} × ${cpu}, Node ${process.version}, Debian's Chromium, headless, Emscripten 3.1.6 (-O2, LTO).
+Figures are medians over ${RUNS} runs with the spread (min–max) in parentheses;
+every cost is the difference to a baseline measured in the same run. Results
+vary by machine: compare the differences and ratios, not the absolute times.
+This machine has 2 cores, so runs with more busy threads than cores measure
+the OS scheduler as much as wasmtrace.
 
-## Hot path: one instrumented call (enter + exit hooks)
+## 1. Hot path
 
-\`bench/calls.c\`, a loop of tiny non-inlined calls, built plain and with
-\`-finstrument-functions\`; each run is itself the median of 7 repetitions of
-${ITERS} iterations (3 calls each). In Chromium a wasmtrace session samples at 1 kHz
-during both runs, so the difference is the hooks alone.
+\`bench/calls.c\`. Instrumented call: a loop of tiny non-inlined calls built
+plain and with \`-finstrument-functions\` (both with \`-flto\`, which lets the
+hooks inline). The other rows add one operation to a loop of one call. A
+session samples at 1 kHz and records category \`app\` during every run;
+\`off\` is a category no session records. A recorded scope, instant or
+counter reads the clock (\`performance.now()\` in the browser, which is slow
+in cross-origin-isolated pages); an instrumented call and a disabled scope do
+not.
 
-| where | plain ns/call | instrumented ns/call | added ns per call | ratio |
+| where | operation | baseline ns | with wasmtrace ns | added ns |
 |---|---|---|---|---|
-${rows.join('\n')}
+${hotRows.join('\n')}
 
-## Sample app: startup time
+## 2. Sampler
 
-\`samples/startup\` (main thread + 2 pthreads, ~1–2 s of work), time from
-\`main()\` to "startup complete" in headless Chromium, in ms.
-\`startup_disabled\` has wasmtrace compiled out (not linked); \`startup\`
-records scopes with a session sampling at 1 kHz; \`startup_instrumented\` also
-has every function instrumented.
+\`bench/sampler\`: N threads spin 8 scopes deep for ${MS} ms while a session samples
+them (counters off). Rate: samples per busy thread per second over the
+session, vs requested. Lateness: the sampler's wake-up against its absolute
+deadlines (p50/p99 are power-of-two upper bounds, µs). Worker CPU: time the
+wasmtrace worker was awake / session duration (an upper bound of its CPU
+time). µs/sample: worker time per thread-sample. Encode: samples per second
+through the chrome encoder and gzip (level 1), measured on the worker.
+
+| rate | threads | achieved | lateness p50 ≤ | p99 ≤ | max | ticks missed | worker CPU | µs/sample | encode samples/s |
+|---|---|---|---|---|---|---|---|---|---|
+${samplerRows.join('\n')}
+
+## 3. Output size and memory
+
+Three sessions at once (1 kHz, 4 busy threads, same samples), bytes per
+sample in the file (gzip level 1) and before compression:
+
+| format | bytes/sample (gzip) | bytes/sample (raw) |
+|---|---|---|
+${['chrome', 'firefox', 'folded'].map(fmtRow).join('\n')}
+
+Memory: each registered thread costs ${fmt(threadRecord / 1024, 1)} KiB (its record, mostly the
+4096-event ring), allocated once; a running session measured ${fmt(sessionBytes / 1024, 0)} KiB of
+malloc 300 ms after it started (zlib state and first buffers), and its
+buffers grow only up to its \`maxBufferKB\`.
+
+## 4. Startup
+
+- Runtime start (\`preRun\`) to the first sample: **${fmt(median(firstSample), 2)} ms** (${spread(firstSample)}).
+- Page load to \`main()\`: ${fmt(mainStartTraced, 1)} ms with a startup session vs ${fmt(mainStartBase, 1)} ms compiled out
+  (${fmt(mainStartTraced - mainStartBase, 1)} ms added; includes loading the larger module and starting the worker).
+
+## 5. End to end: the sample app
+
+\`samples/startup\`: main thread + 2 pthreads, time from \`main()\` to "startup
+complete" in headless Chromium, in ms. The V8 CPU profiler row is Chrome's
+own profiler (DevTools protocol \`Profiler.start\`, 1 ms interval) on the
+compiled-out build: it samples the main thread only.
 
 | variant | startup ms | vs compiled out |
 |---|---|---|

@@ -10,7 +10,8 @@ export interface WasmtraceSessionConfig {
   name?: string;
   /** Absolute VFS path of the trace. Default `/traces/<name>.json.gz`. */
   output?: string;
-  format?: 'chrome';
+  /** Default "chrome"; see docs/VIEWERS.md for which viewer reads which. */
+  format?: 'chrome' | 'firefox' | 'folded';
   compression?: 'gzip' | 'none';
   /** zlib level 1..9, default 1. */
   compressionLevel?: number;
@@ -67,7 +68,7 @@ export interface WasmtraceSession {
   stop(): Promise<WasmtraceSession>;
   /** The finished trace (throws unless the state is "stopped"). */
   getTraceBytes(): Uint8Array;
-  /** The finished trace as a Blob: application/gzip or application/json. */
+  /** The finished trace as a Blob: application/gzip, or without compression application/json (chrome, firefox) or text/plain (folded). */
   getTraceBlob(): Blob;
   /** Saves the finished trace through a download link (pages only). */
   download(filename?: string): void;
@@ -81,8 +82,12 @@ export interface WasmtraceApi {
   startSession(config?: WasmtraceSessionConfig | string): WasmtraceSession;
   /** A problem with the whole config blob (e.g. malformed JSON), else null. */
   readonly configError: string | null;
-  /** Memory of the whole module: wasm memory size and bytes in use by malloc (-1 if unknown). */
-  memory(): { heapBytes: number; mallocBytes: number };
+  /**
+   * Memory of the whole module (wasm memory size, bytes in use by malloc or -1
+   * if unknown) and what wasmtrace allocates per registered thread and per
+   * session record.
+   */
+  memory(): { heapBytes: number; mallocBytes: number; threadRecordBytes: number; sessionRecordBytes: number };
   /** Writes pending trace output to the VFS now (it also runs on a timer). */
   pump(): void;
 }

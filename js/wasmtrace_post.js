@@ -98,7 +98,9 @@
 
   Session.prototype.getTraceBlob = function () {
     var gzip = c('wt_js_session_gzip')(this.id) === 1;
-    return new Blob([this.getTraceBytes()], { type: gzip ? 'application/gzip' : 'application/json' });
+    var folded = c('wt_js_session_format')(this.id) === 2;
+    var type = gzip ? 'application/gzip' : folded ? 'text/plain' : 'application/json';
+    return new Blob([this.getTraceBytes()], { type: type });
   };
 
   Session.prototype.download = function (filename) {
@@ -149,13 +151,16 @@
       var e = UTF8ToString(c('wt_js_config_error')());
       return e === '' ? null : e;
     },
-    // Memory of the whole module: wasm memory size and bytes malloc'd.
+    // Memory: the module's wasm memory size and bytes malloc'd, and what
+    // wasmtrace allocates per registered thread and per session record.
     memory: function () {
       ready();
-      var ptr = c('wt_js_alloc')(16);
+      var ptr = c('wt_js_alloc')(32);
       try {
         c('wt_js_memory')(ptr);
-        return { heapBytes: HEAPF64[ptr >> 3], mallocBytes: HEAPF64[(ptr >> 3) + 1] };
+        var at = ptr >> 3;
+        return { heapBytes: HEAPF64[at], mallocBytes: HEAPF64[at + 1],
+          threadRecordBytes: HEAPF64[at + 2], sessionRecordBytes: HEAPF64[at + 3] };
       } finally {
         c('wt_js_free')(ptr);
       }

@@ -256,6 +256,10 @@ static void write_footer(wt_session *s) {
   wt_json_u64(j, atomic_load(&s->events_written));
   wt_json_lit(j, ",\"ticksMissed\":");
   wt_json_u64(j, atomic_load(&s->ticks_missed));
+  wt_json_lit(j, ",\"encodeUs\":");
+  wt_json_double3(j, s->encode_us);
+  wt_json_lit(j, ",\"workerBusyUs\":");
+  wt_json_u64(j, wt_session_worker_busy_us(s));
   wt_json_lit(j, ",\"samplerLatenessUs\":{\"p50Below\":");
   wt_json_u64(j, wt_session_lateness_percentile(s, 50));
   wt_json_lit(j, ",\"p99Below\":");

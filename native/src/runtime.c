@@ -346,6 +346,11 @@ WT_I_EXPORT const char *wt_js_session_output(int id) {
   return s ? s->config.output : "";
 }
 
+WT_I_EXPORT int wt_js_session_format(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? (int)s->config.format : 0;
+}
+
 WT_I_EXPORT int wt_js_session_gzip(int id) {
   wt_session *s = wt_session_get(id);
   return s ? s->config.gzip : 0;
@@ -362,10 +367,13 @@ WT_I_EXPORT int wt_js_session_state(int id) { return wt_session_state_get(id); }
 WT_I_EXPORT const char *wt_js_session_error(int id) { return wt_session_error(id); }
 WT_I_EXPORT size_t wt_js_io_pump(void) { return wt_io_pump(); }
 
-/* out[0] = wasm memory bytes, out[1] = malloc bytes in use (-1 if unknown). */
+/* out[0] = wasm memory bytes, out[1] = malloc bytes in use (-1 if unknown),
+ * out[2] = bytes per registered thread, out[3] = bytes of a session record. */
 WT_I_EXPORT void wt_js_memory(double *out) {
   out[0] = (double)wt_platform_heap_bytes();
   out[1] = (double)wt_platform_malloc_bytes();
+  out[2] = (double)sizeof(wt_thread);
+  out[3] = (double)sizeof(wt_session);
 }
 
 /* Fills out[0..12) with the stats as doubles (exact below 2^53). */

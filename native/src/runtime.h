@@ -15,6 +15,7 @@ typedef struct wt_runtime {
   _Atomic int worker_state; /* 0 none, 1 running, 2 failed to start */
   _Atomic int shutdown;
   _Atomic uint32_t wake;    /* bumped to wake the worker */
+  _Atomic uint64_t worker_busy_us; /* time the worker spent awake (CPU upper bound) */
   char config_error[WT_ERROR_MAX];
   int startup_ids[WT_MAX_SESSIONS];
   int startup_count;

@@ -1,11 +1,13 @@
 /* Session buffers: samples as call-tree nodes, scopes, bounded memory. */
 #include "session.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "platform.h"
+#include "runtime.h"
 #include "symbols.h"
 
 /* How a session's memory limit is split between its buffers. Fixed
@@ -57,7 +59,12 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   s->budget_out = limit / 100 * SHARE_OUT;
   /* start_us was set when the session was created: events from then on
    * belong to it even if the worker adopts it later. */
-  s->next_sample_us = now_us;
+  /* Deadlines on a grid of the interval in the shared clock: sessions with
+   * the same interval (or multiples) tick together and take the very same
+   * samples, whenever the worker adopted them. */
+  double interval = s->config.interval_us;
+  s->next_sample_us = ceil(now_us / interval) * interval;
+  s->worker_busy_at_start = atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
   s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
   /* Output blocks: a quarter of the output budget each, so that at least a
@@ -361,4 +368,8 @@ wt_status wt_session_flush_point(wt_session *s, double now_us) {
   s->last_flush_bytes = encoded;
   s->last_flush_us = now_us;
   return wt_sink_flush(s->encoder_sink);
+}
+
+uint64_t wt_session_worker_busy_us(const wt_session *s) {
+  return atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed) - s->worker_busy_at_start;
 }

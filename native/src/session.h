@@ -105,6 +105,8 @@ struct wt_session {
 #define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
   uint32_t lateness_hist[WT_LATENESS_BUCKETS];
   double lateness_max_us;
+  double encode_us;          /* time spent in encoder steps */
+  uint64_t worker_busy_at_start; /* wt_rt.worker_busy_us when it started */
   size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */
   wt_sample *samples; /* ring: head, count, cap */
   size_t sample_head, sample_count, sample_cap;
@@ -154,6 +156,10 @@ void wt_session_fail(wt_session *s, const char *fmt, ...);
  * of encoded output or every second, makes a sync-flush point so that a
  * file cut short (tab closed, crash) reads up to it. Worker only. */
 wt_status wt_session_flush_point(wt_session *s, double now_us);
+
+/* Time the worker spent awake since the session started (all sessions'
+ * work; an upper bound of its CPU time). */
+uint64_t wt_session_worker_busy_us(const wt_session *s);
 
 /* Upper bound (a power of two, in us) of the pct-th percentile of the
  * sampler's lateness against its deadlines. */

@@ -180,6 +180,7 @@ static int encode_session(worker_state *ws, wt_session *s, double now) {
   int final = stopping && s->sample_count <= quota && s->event_count <= quota;
   wt_status rc = s->encoder->step(s, quota, final);
   ws->last_encode_us[s->id] = now;
+  s->encode_us += wt_platform_now_us() - now;
   if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
   if (final) atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
   wt_session_note_memory(s);
@@ -208,6 +209,7 @@ void *wt_worker_main(void *arg) {
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
     double now = wt_platform_now_us();
+    double woke = now;
     int nsessions = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
 
     /* Lifecycle: adopt new sessions, honour stop requests and durations. */
@@ -318,6 +320,8 @@ void *wt_worker_main(void *arg) {
           !s->footer_written && next > wt_platform_now_us() + 2000.0)
         next = wt_platform_now_us() + 2000.0;
     }
+    atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)(wt_platform_now_us() - woke),
+                              memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }
   free(stacks);

@@ -124,6 +124,7 @@ static void build_index(void) {
 
 int main(void) {
   double t0 = emscripten_get_now();
+  EM_ASM({ Module['mainStartMs'] = $0; }, t0);
   WT_SCOPE("startup");
   parse_config();
   pthread_t decoders[DECODERS];

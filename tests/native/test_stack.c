@@ -609,7 +609,7 @@ WT_TEST(stack_copy_should_keep_up_with_a_thread_that_changes_its_stack) {
   race *r = new_race(0);
   REQUIRE(r != NULL);
   race_result res;
-  int ran = run_race(r, 200000, 20000, 20, 0, &res);
+  int ran = run_race(r, 200000, 20000, 50, 0, &res); /* 50 s: a safety net under heavy load only */
   free(r);
   REQUIRE(ran);
   CHECK(res.copies >= 200000);
