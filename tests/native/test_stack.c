@@ -465,6 +465,16 @@ static void race_pop(race *r) {
     wt_scope_end();
 }
 
+static double now_s(void);
+
+/* Holds the stack still for a couple of microseconds, so that copies also
+ * succeed at every depth, not only in the rare gaps of a full-speed writer. */
+static void hold_still(void) {
+  double until = now_s() + 2e-6;
+  while (now_s() < until) {
+  }
+}
+
 static void *race_writer(void *arg) {
   race *r = arg;
   /* One round of everything interns the scope names before the reader
@@ -480,6 +490,7 @@ static void *race_writer(void *arg) {
     int f = (int)(g % FAMILIES);
     int depth = r->fixed_depth ? r->fixed_depth : 1 + (int)((g / FAMILIES) % FAMILY_DEPTH);
     for (int d = 0; d < depth; d++) race_push(r, f, d);
+    if ((g & 63) == 0) hold_still();
     /* Down and up again inside the family: frames are also overwritten
      * with the same value at depth > 0. */
     if (depth > 1) {
@@ -487,6 +498,7 @@ static void *race_writer(void *arg) {
       race_push(r, f, depth - 1);
     }
     for (int d = 0; d < depth; d++) race_pop(r);
+    if ((g & 63) == 32) hold_still();
     atomic_store_explicit(&r->rounds, g + 1, memory_order_relaxed);
   }
   return NULL;
