@@ -51,6 +51,9 @@ function inPage(page, moduleExpr, fn, arg) {
 // Resolves with the promise's value, or with `fallback` after ms.
 function within(promise, ms, fallback) {
   let timer;
+  // A rejection after the timeout (the page closed while a call waited on a
+  // busy main thread) is nobody's error any more.
+  promise.catch(() => {});
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
     new Promise((ok) => { timer = setTimeout(() => ok(fallback), ms); }),
