@@ -61,9 +61,10 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
    * belong to it even if the worker adopts it later. */
   /* Deadlines on a grid of the interval in the shared clock: sessions with
    * the same interval (or multiples) tick together and take the very same
-   * samples, whenever the worker adopted them. */
+   * samples, whenever the worker adopted them. The first deadline is the
+   * grid point just passed, so the first sample is taken at once. */
   double interval = s->config.interval_us;
-  s->next_sample_us = ceil(now_us / interval) * interval;
+  s->next_sample_us = floor(now_us / interval) * interval;
   s->worker_busy_at_start = atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
   s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;

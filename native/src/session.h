@@ -105,6 +105,7 @@ struct wt_session {
 #define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
   uint32_t lateness_hist[WT_LATENESS_BUCKETS];
   double lateness_max_us;
+  uint64_t ticks;            /* sampling ticks taken */
   double encode_us;          /* time spent in encoder steps */
   uint64_t worker_busy_at_start; /* wt_rt.worker_busy_us when it started */
   size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */

@@ -259,12 +259,15 @@ void *wt_worker_main(void *arg) {
           else
             wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], ts);
         }
-        /* Lateness of this tick against its deadline, log2 buckets of us. */
-        double late = now - s->next_sample_us;
-        uint32_t bucket = 0;
-        while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
-        s->lateness_hist[bucket]++;
-        if (late > s->lateness_max_us) s->lateness_max_us = late;
+        /* Lateness of this tick against its deadline, log2 buckets of us
+         * (not for the first tick, which is taken at once, off the grid). */
+        if (s->ticks++ > 0) {
+          double late = now - s->next_sample_us;
+          uint32_t bucket = 0;
+          while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
+          s->lateness_hist[bucket]++;
+          if (late > s->lateness_max_us) s->lateness_max_us = late;
+        }
         /* Metronome: next deadline is the previous one plus the period,
          * never "now + period", so lateness does not accumulate. */
         double period = s->config.interval_us;

@@ -439,6 +439,7 @@ typedef struct race {
   _Atomic(wt_thread *) thread;              /* set once the writer is ready */
   _Atomic int stop;
   _Atomic uint64_t rounds;
+  _Atomic uint64_t batches; /* batches of copies the reader finished */
 } race;
 
 typedef struct race_result {
@@ -467,11 +468,14 @@ static void race_pop(race *r) {
 
 static double now_s(void);
 
-/* Holds the stack still for a couple of microseconds, so that copies also
- * succeed at every depth, not only in the rare gaps of a full-speed writer. */
-static void hold_still(void) {
-  double until = now_s() + 2e-6;
-  while (now_s() < until) {
+/* Holds the stack still until the reader has finished two more batches of
+ * copies (or 2 ms passed), so that copies also see the full and the empty
+ * stack, whatever the load of the machine, not only in the rare gaps of a
+ * full-speed writer. */
+static void hold_still(race *r) {
+  uint64_t until = atomic_load(&r->batches) + 2;
+  double give_up = now_s() + 2e-3;
+  while (atomic_load(&r->batches) < until && now_s() < give_up && !atomic_load(&r->stop)) {
   }
 }
 
@@ -490,7 +494,9 @@ static void *race_writer(void *arg) {
     int f = (int)(g % FAMILIES);
     int depth = r->fixed_depth ? r->fixed_depth : 1 + (int)((g / FAMILIES) % FAMILY_DEPTH);
     for (int d = 0; d < depth; d++) race_push(r, f, d);
-    if ((g & 63) == 0) hold_still();
+    /* Every 4th cycle of all depths, hold the full and the empty stack. */
+    int hold = depth == FAMILY_DEPTH && (g / (FAMILIES * FAMILY_DEPTH)) % 4 == 0;
+    if (hold) hold_still(r);
     /* Down and up again inside the family: frames are also overwritten
      * with the same value at depth > 0. */
     if (depth > 1) {
@@ -498,7 +504,7 @@ static void *race_writer(void *arg) {
       race_push(r, f, depth - 1);
     }
     for (int d = 0; d < depth; d++) race_pop(r);
-    if ((g & 63) == 32) hold_still();
+    if (hold) hold_still(r);
     atomic_store_explicit(&r->rounds, g + 1, memory_order_relaxed);
   }
   return NULL;
@@ -592,6 +598,7 @@ static int run_race(race *r, uint64_t min_copies, uint64_t min_rounds, double ma
       if (judge_copy(r, batch[i].frames, n, batch[i].depth, res) && stop_when_mixed) stop = 1;
     }
     res->copies += RACE_BATCH;
+    atomic_fetch_add(&r->batches, 1);
   }
   atomic_store(&r->stop, 1);
   pthread_join(writer, NULL);
