@@ -12,7 +12,8 @@
  *   instant    the same plus a WT_INSTANT ("app")
  *   counter    the same plus a WT_COUNTER ("app")
  *
- * Each run is the median of REPS repetitions of ITERS iterations. With
+ * Each run is the median of REPS repetitions of ITERS iterations (ITERS 0:
+ * as many as take about 30 ms, found by doubling). With
  * SESSION_JSON, a session is started first (where the page cannot pass a
  * startup config: Node, native). */
 #include <stdint.h>
@@ -116,7 +117,15 @@ int main(int argc, char **argv) {
   double t[64];
   if (reps > 64) reps = 64;
   if (reps < 1) reps = 1;
-  uint32_t acc = fn(iters / 10); /* warm up */
+  uint32_t acc = 0;
+  if (iters <= 0) { /* calibrate: about 30 ms per repetition */
+    for (iters = 1000;; iters *= 2) {
+      double c0 = now_ms();
+      acc += fn(iters);
+      if (now_ms() - c0 >= 30 || iters >= (1L << 30)) break;
+    }
+  }
+  acc += fn(iters / 10); /* warm up */
   for (int r = 0; r < reps; r++) {
     double t0 = now_ms();
     acc += fn(iters);

@@ -25,7 +25,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
 const QUICK = process.env.WT_BENCH_QUICK === '1';
 const RUNS = Number(process.env.WT_BENCH_RUNS || (QUICK ? 3 : 5));
-const ITERS = QUICK ? '5000000' : '20000000';
+const ITERS = '0'; // each program calibrates: ~30 ms per repetition
 const MS = QUICK ? 1000 : 2000; // busy time of the sampler benchmark
 const t0 = Date.now();
 const log = (m) => console.log(`wasmtrace bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
@@ -177,9 +177,13 @@ try {
 
   // ---- 4 & 5. startup and end to end --------------------------------------
   log('startup and end to end: the sample app');
-  const appRun = async (variant, { v8profiler = false } = {}) => {
+  // Each binary with and without a session: the ratio is what recording
+  // costs. Compiled-out is the code-generation baseline (no library linked).
+  const NO_SESSION = encodeURIComponent(JSON.stringify({ sessions: [] }));
+  const appRun = async (variant, { v8profiler = false, session = true } = {}) => {
     let cdp;
-    const p = await page(`samples/${variant}/index.html`, 'Module.startupMs !== undefined', {
+    const query = session || variant === 'startup_disabled' ? '' : `?wasmtrace=${NO_SESSION}`;
+    const p = await page(`samples/${variant}/index.html${query}`, 'Module.startupMs !== undefined', {
       before: async (pg) => {
         if (!v8profiler) return;
         cdp = await pg.context().newCDPSession(pg);
@@ -190,17 +194,23 @@ try {
     });
     const r = await p.evaluate(() => ({ startupMs: Module.startupMs, mainStartMs: Module.mainStartMs, preRunMs: Module.preRunMs }));
     if (cdp) await cdp.send('Profiler.stop');
-    if (variant !== 'startup_disabled') {
-      const { events } = await stopAndStats(p);
+    if (variant !== 'startup_disabled' && session) {
+      const { events, stats } = await stopAndStats(p);
       const profiles = events.filter((e) => e.name === 'Profile');
       r.firstSampleMs = Math.min(...profiles.map((e) => e.args.data.startTime)) / 1000;
+      r.workerCreatedMs = stats.workerCreatedUs / 1000;
     }
     await p.close();
     return r;
   };
   results.app = {};
-  for (const [name, variant, opts] of [['compiled out', 'startup_disabled', {}], ['scopes, 1 kHz', 'startup', {}],
-    ['-finstrument-functions, 1 kHz', 'startup_instrumented', {}], ['compiled out + V8 CPU profiler, 1 ms', 'startup_disabled', { v8profiler: true }]]) {
+  for (const [name, variant, opts] of [
+    ['compiled out', 'startup_disabled', {}],
+    ['compiled out + V8 CPU profiler, 1 ms', 'startup_disabled', { v8profiler: true }],
+    ['scopes, no session', 'startup', { session: false }],
+    ['scopes, session at 1 kHz', 'startup', {}],
+    ['-finstrument-functions, no session', 'startup_instrumented', { session: false }],
+    ['-finstrument-functions, session at 1 kHz', 'startup_instrumented', {}]]) {
     results.app[name] = await repeat(RUNS, () => appRun(variant, opts));
   }
 } finally {
@@ -228,14 +238,14 @@ const fmtRow = (k) => `| ${k} | ${fmt(median(f.map((r) => r[k].bytesPerSample)))
 const threadRecord = results.sampler[0].runs[0].threadRecordBytes;
 const sessionBytes = median(f.map((r) => r.sessionBytes));
 const app = results.app;
-const base = median(app['compiled out'].map((r) => r.startupMs));
-const appRows = Object.entries(app).map(([name, runs]) => {
-  const ms = runs.map((r) => r.startupMs);
-  return `| ${name} | ${cell(ms, 0)} | ${fmt(median(ms) / base, 3)}× |`;
-});
-const firstSample = [...app['scopes, 1 kHz'], ...app['-finstrument-functions, 1 kHz']].map((r) => r.firstSampleMs - r.preRunMs);
-const mainStartBase = median(app['compiled out'].map((r) => r.mainStartMs));
-const mainStartTraced = median(app['scopes, 1 kHz'].map((r) => r.mainStartMs));
+const med = (name) => median(app[name].map((r) => r.startupMs));
+const appRows = Object.entries(app).map(([name, runs]) => `| ${name} | ${cell(runs.map((r) => r.startupMs), 0)} |`);
+const ratio = (a, b) => fmt(med(a) / med(b), 3);
+const traced = [...app['scopes, session at 1 kHz'], ...app['-finstrument-functions, session at 1 kHz']];
+const firstFromPreRun = traced.map((r) => r.firstSampleMs - r.preRunMs);
+const firstFromCtor = traced.map((r) => r.firstSampleMs - r.workerCreatedMs);
+const mainStartBase = median(app['scopes, no session'].map((r) => r.mainStartMs));
+const mainStartTraced = median(app['scopes, session at 1 kHz'].map((r) => r.mainStartMs));
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const md = `# wasmtrace benchmarks
@@ -250,7 +260,8 @@ the OS scheduler as much as wasmtrace.
 
 ## 1. Hot path
 
-\`bench/calls.c\`. Instrumented call: a loop of tiny non-inlined calls built
+\`bench/calls.c\`, each figure the median of 7 repetitions of ~30 ms.
+Instrumented call: a loop of tiny non-inlined calls built
 plain and with \`-finstrument-functions\` (both with \`-flto\`, which lets the
 hooks inline). The other rows add one operation to a loop of one call. A
 session samples at 1 kHz and records category \`app\` during every run;
@@ -293,20 +304,30 @@ buffers grow only up to its \`maxBufferKB\`.
 
 ## 4. Startup
 
-- Runtime start (\`preRun\`) to the first sample: **${fmt(median(firstSample), 2)} ms** (${spread(firstSample)}).
-- Page load to \`main()\`: ${fmt(mainStartTraced, 1)} ms with a startup session vs ${fmt(mainStartBase, 1)} ms compiled out
-  (${fmt(mainStartTraced - mainStartBase, 1)} ms added; includes loading the larger module and starting the worker).
+- wasmtrace's constructor (before \`main()\`) to the first sample: **${fmt(median(firstFromCtor), 2)} ms**
+  (${spread(firstFromCtor)}); nearly all of it is the browser starting the worker thread.
+- Runtime start (\`preRun\`, before Emscripten's own JS runtime init) to the first sample:
+  ${fmt(median(firstFromPreRun), 2)} ms (${spread(firstFromPreRun)}).
+- Page load to \`main()\`, same binary: ${fmt(mainStartTraced, 1)} ms with a startup session vs
+  ${fmt(mainStartBase, 1)} ms without (${fmt(mainStartTraced - mainStartBase, 1)} ms added).
 
 ## 5. End to end: the sample app
 
 \`samples/startup\`: main thread + 2 pthreads, time from \`main()\` to "startup
-complete" in headless Chromium, in ms. The V8 CPU profiler row is Chrome's
-own profiler (DevTools protocol \`Profiler.start\`, 1 ms interval) on the
-compiled-out build: it samples the main thread only.
+complete" in headless Chromium, in ms. Each binary runs with and without a
+session (\`{"sessions":[]}\`): their ratio is what recording costs. The
+compiled-out build links no wasmtrace at all (a different binary: compare it
+only with the V8 row). The V8 CPU profiler is Chrome's own (DevTools protocol
+\`Profiler.start\`, 1 ms interval), which samples the main thread only.
 
-| variant | startup ms | vs compiled out |
-|---|---|---|
+| run | startup ms |
+|---|---|
 ${appRows.join('\n')}
+
+- scopes, session at 1 kHz vs no session: **${ratio('scopes, session at 1 kHz', 'scopes, no session')}×**
+- -finstrument-functions, session at 1 kHz vs no session: **${ratio('-finstrument-functions, session at 1 kHz', '-finstrument-functions, no session')}×**
+- -finstrument-functions (no session) vs scopes only (no session): ${ratio('-finstrument-functions, no session', 'scopes, no session')}× (the hooks themselves)
+- V8 CPU profiler at 1 ms vs compiled out: **${ratio('compiled out + V8 CPU profiler, 1 ms', 'compiled out')}×**
 `;
 mkdirSync(join(root, 'docs'), { recursive: true });
 writeFileSync(join(root, 'docs/BENCHMARKS.md'), md);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime.h"
 #include "session.h"
 
 #define PID 1
@@ -258,6 +259,10 @@ static void write_footer(wt_session *s) {
   wt_json_u64(j, atomic_load(&s->ticks_missed));
   wt_json_lit(j, ",\"encodeUs\":");
   wt_json_double3(j, s->encode_us);
+  wt_json_lit(j, ",\"workerCreatedUs\":");
+  wt_json_double3(j, wt_rt.worker_created_us);
+  wt_json_lit(j, ",\"workerStartedUs\":");
+  wt_json_double3(j, atomic_load_explicit(&wt_rt.worker_started_us, memory_order_relaxed));
   wt_json_lit(j, ",\"workerBusyUs\":");
   wt_json_u64(j, wt_session_worker_busy_us(s));
   wt_json_lit(j, ",\"samplerLatenessUs\":{\"p50Below\":");

@@ -94,6 +94,7 @@ wt_status wt_runtime_init(void) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 256 * 1024);
+  wt_rt.worker_created_us = wt_platform_now_us();
   int rc = pthread_create(&wt_rt.worker, &attr, wt_worker_main, NULL);
   pthread_attr_destroy(&attr);
   if (rc != 0) {
@@ -153,6 +154,10 @@ static wt_status add_session(const wt_session_config *config, const char *error,
     snprintf(s->error, sizeof s->error, "%s", wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
+  } else if (wt_session_prealloc(s) != WT_OK) {
+    snprintf(s->error, sizeof s->error, "out of memory for the session's first buffers");
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_NO_MEMORY;
   } else {
     atomic_store(&s->state, WT_SESSION_STARTING);
   }
@@ -242,7 +247,8 @@ size_t wt_io_pump(void) {
     wt_session *s = wt_rt.sessions[i];
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) continue;
-    if (!s->out.head) continue; /* the worker has not set it up yet */
+    /* The worker sets the output up at its first encode step. */
+    if (!atomic_load_explicit(&s->output_ready, memory_order_acquire)) continue;
     wt_block *b;
     while ((b = wt_outq_pop(&s->out)) != NULL) {
       if (!s->file) {
@@ -400,7 +406,7 @@ void wt_runtime_shutdown_for_testing(void) {
     wt_session *s = wt_rt.sessions[i];
     if (s->file) fclose(s->file);
     wt_session_free_buffers(s);
-    if (s->out.head) wt_outq_free(&s->out);
+    if (atomic_load(&s->output_ready)) wt_outq_free(&s->out);
     free(s);
     wt_rt.sessions[i] = NULL;
   }

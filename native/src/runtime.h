@@ -16,6 +16,8 @@ typedef struct wt_runtime {
   _Atomic int shutdown;
   _Atomic uint32_t wake;    /* bumped to wake the worker */
   _Atomic uint64_t worker_busy_us; /* time the worker spent awake (CPU upper bound) */
+  _Atomic double worker_started_us; /* when the worker thread began running */
+  double worker_created_us;         /* when wt_runtime_init created it */
   char config_error[WT_ERROR_MAX];
   int startup_ids[WT_MAX_SESSIONS];
   int startup_count;

@@ -51,12 +51,38 @@ void wt_session_note_memory(wt_session *s) {
     atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
 }
 
-wt_status wt_session_setup(wt_session *s, double now_us) {
+static void set_budgets(wt_session *s) {
   size_t limit = (size_t)s->config.max_buffer_kb * 1024;
   s->budget_samples = limit / 100 * SHARE_SAMPLES / SAMPLE_BYTES;
   s->budget_events = limit / 100 * SHARE_EVENTS / sizeof(wt_event_rec);
   s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
   s->budget_out = limit / 100 * SHARE_OUT;
+}
+
+static int make_room(wt_session *s, void **buf, size_t elem, size_t *head, size_t *count,
+                     size_t *cap, size_t budget, int *evicted);
+static int grow_nodes(wt_session *s);
+
+wt_status wt_session_prealloc(wt_session *s) {
+  set_budgets(s);
+  if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
+  if (!s->threads) return WT_ERR_NO_MEMORY;
+  int evicted;
+  /* One entry of room in each ring grows it to its first capacity. */
+  if (!make_room(s, (void **)&s->samples, sizeof(wt_sample), &s->sample_head, &s->sample_count,
+                 &s->sample_cap, s->budget_samples, &evicted) ||
+      !make_room(s, (void **)&s->events, sizeof(wt_event_rec), &s->event_head, &s->event_count,
+                 &s->event_cap, s->budget_events, &evicted))
+    return WT_ERR_NO_MEMORY;
+  s->sort_tmp = malloc(s->sample_cap * sizeof *s->sort_tmp);
+  if (!s->sort_tmp) return WT_ERR_NO_MEMORY;
+  s->last_sort_cap = s->sample_cap;
+  if (!s->node_cap && !grow_nodes(s)) return WT_ERR_NO_MEMORY;
+  return WT_OK;
+}
+
+wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
+  set_budgets(s);
   /* start_us was set when the session was created: events from then on
    * belong to it even if the worker adopts it later. */
   /* Deadlines on a grid of the interval in the shared clock: sessions with
@@ -66,8 +92,19 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
   double interval = s->config.interval_us;
   s->next_sample_us = floor(now_us / interval) * interval;
   s->worker_busy_at_start = atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
-  s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
+  if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
+  switch (s->config.format) {
+    case WT_FORMAT_CHROME: s->encoder = &wt_encoder_chrome; break;
+    case WT_FORMAT_FIREFOX: s->encoder = &wt_encoder_firefox; break;
+    case WT_FORMAT_FOLDED: s->encoder = &wt_encoder_folded; break;
+    default: return WT_ERR_UNSUPPORTED;
+  }
+  return WT_OK;
+}
+
+wt_status wt_session_setup_output(wt_session *s) {
+  if (s->encoder_sink) return WT_OK;
   /* Output blocks: a quarter of the output budget each, so that at least a
    * few fit; 64 KiB at most (zlib output arrives in 16 KiB pieces). */
   size_t block = WT_BLOCK_SIZE_MAX;
@@ -84,13 +121,13 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
     s->encoder_sink = &s->out.base;
   }
   wt_json_init(&s->json, s->encoder_sink);
-  switch (s->config.format) {
-    case WT_FORMAT_CHROME: s->encoder = &wt_encoder_chrome; break;
-    case WT_FORMAT_FIREFOX: s->encoder = &wt_encoder_firefox; break;
-    case WT_FORMAT_FOLDED: s->encoder = &wt_encoder_folded; break;
-    default: return WT_ERR_UNSUPPORTED;
-  }
+  atomic_store_explicit(&s->output_ready, 1, memory_order_release);
   return WT_OK;
+}
+
+wt_status wt_session_setup(wt_session *s, double now_us) {
+  wt_status st = wt_session_setup_sampling(s, now_us);
+  return st == WT_OK ? wt_session_setup_output(s) : st;
 }
 
 void wt_session_free_buffers(wt_session *s) {

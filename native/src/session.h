@@ -107,6 +107,7 @@ struct wt_session {
   double lateness_max_us;
   uint64_t ticks;            /* sampling ticks taken */
   double encode_us;          /* time spent in encoder steps */
+  double last_encode_us;     /* when the last encoder step ran */
   uint64_t worker_busy_at_start; /* wt_rt.worker_busy_us when it started */
   size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */
   wt_sample *samples; /* ring: head, count, cap */
@@ -129,6 +130,7 @@ struct wt_session {
   wt_sink *encoder_sink; /* &gzip->base or &out.base */
 
   /* --- worker -> main thread --------------------------------------------- */
+  _Atomic int output_ready; /* `out` is set up (release); the pump may use it */
   wt_outq out;
 
   /* --- main-thread-private ------------------------------------------------ */
@@ -139,7 +141,18 @@ struct wt_session {
 wt_session *wt_session_get(int id);
 
 /* Worker side (session.c). */
+/* Sets a session up: wt_session_setup_sampling (cheap: what the first
+ * sample needs), then wt_session_setup_output (zlib state, output queue),
+ * which the worker defers to the first encode step so that sampling starts
+ * at once. */
 wt_status wt_session_setup(wt_session *s, double now_us);
+wt_status wt_session_setup_sampling(wt_session *s, double now_us);
+/* Allocates the sampling buffers' first capacity, on the thread that
+ * creates the session, so that the worker's first tick allocates nothing
+ * (malloc's lock may be held by a busy main thread growing the heap).
+ * Optional: buffers grow on demand anyway. */
+wt_status wt_session_prealloc(wt_session *s);
+wt_status wt_session_setup_output(wt_session *s);
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
                               double ts_us);
 void wt_session_record_torn(wt_session *s);

@@ -16,9 +16,9 @@
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
 
 typedef struct worker_state {
-  uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot */
-  int *depths;                      /* frames copied, or -1 if torn */
-  double last_encode_us[WT_MAX_SESSION_IDS];
+  uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
+  int *depths;                      /* frames copied, -1 if torn, -2 if not sampled */
+  uint32_t cap;
 } worker_state;
 
 static int active(wt_session *s) {
@@ -139,8 +139,20 @@ static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
   if (s->next_counter_us <= now) s->next_counter_us = now + period;
 }
 
-/* Copies every live thread's stack once. */
-static void snapshot(worker_state *ws, uint32_t nthreads) {
+/* Copies every live thread's stack once. Returns the number of slots
+ * snapshotted (fewer than nthreads only if memory ran out). The buffers grow
+ * with the registry, so the worker's first tick allocates little. */
+static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
+  if (nthreads > ws->cap) {
+    uint32_t cap = ws->cap ? ws->cap : 8;
+    while (cap < nthreads) cap *= 2;
+    uint32_t(*stacks)[WT_MAX_DEPTH] = realloc(ws->stacks, cap * sizeof *stacks);
+    if (stacks) ws->stacks = stacks;
+    int *depths = realloc(ws->depths, cap * sizeof *depths);
+    if (depths) ws->depths = depths;
+    if (stacks && depths) ws->cap = cap;
+    if (nthreads > ws->cap) nthreads = ws->cap;
+  }
   for (uint32_t slot = 0; slot < nthreads; slot++) {
     wt_thread *t = wt_registry_get(slot);
     if (!t || atomic_load_explicit(&t->exited, memory_order_acquire)) {
@@ -150,10 +162,11 @@ static void snapshot(worker_state *ws, uint32_t nthreads) {
     uint32_t depth;
     ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth);
   }
+  return nthreads;
 }
 
 static void start_session(wt_session *s, double now) {
-  wt_status st = wt_session_setup(s, now);
+  wt_status st = wt_session_setup_sampling(s, now);
   if (st != WT_OK) {
     wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
     return;
@@ -165,21 +178,26 @@ static void start_session(wt_session *s, double now) {
 }
 
 /* Encodes one step of a session if it is due. Returns 1 if it did work. */
-static int encode_session(worker_state *ws, wt_session *s, double now) {
+static int encode_session(wt_session *s, double now) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
   if (s->footer_written) return 0;
   int stopping = st == WT_SESSION_STOPPING;
+  wt_status setup = wt_session_setup_output(s);
+  if (setup != WT_OK) {
+    wt_session_fail(s, "could not set up output: %s", wt_status_str(setup));
+    return 0;
+  }
   /* Bounded output: wait for the main thread to write what is queued. */
   size_t quota = wt_session_encode_quota(s, ENCODE_BATCH);
   if (!quota) return 0;
   int has_data = s->sample_count > 0 || s->event_count > 0;
-  int stale = has_data && now - ws->last_encode_us[s->id] >= ENCODE_AFTER_US;
+  int stale = has_data && now - s->last_encode_us >= ENCODE_AFTER_US;
   int filling = s->sample_count * 100 >= s->sample_cap * ENCODE_WHEN_FULL_PCT;
   if (!stopping && !stale && !filling) return 0;
   int final = stopping && s->sample_count <= quota && s->event_count <= quota;
   wt_status rc = s->encoder->step(s, quota, final);
-  ws->last_encode_us[s->id] = now;
+  s->last_encode_us = now;
   s->encode_us += wt_platform_now_us() - now;
   if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
   if (final) atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
@@ -194,17 +212,17 @@ static int encode_session(worker_state *ws, wt_session *s, double now) {
 
 void *wt_worker_main(void *arg) {
   (void)arg;
+  atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
   worker_state *ws = calloc(1, sizeof *ws);
-  uint32_t(*stacks)[WT_MAX_DEPTH] = calloc(WT_MAX_THREADS, sizeof *stacks);
-  int *depths = calloc(WT_MAX_THREADS, sizeof *depths);
-  if (!ws || !stacks || !depths) {
-    wt_platform_log_error("worker: out of memory; no session will record");
+  if (!ws) {
+    /* No worker: fail the sessions waiting for it (new ones fail at once). */
     atomic_store(&wt_rt.worker_state, 2);
+    int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+      if (wt_rt.sessions[i]) wt_session_fail(wt_rt.sessions[i], "the wasmtrace worker ran out of memory");
     return NULL;
   }
-  ws->stacks = stacks;
-  ws->depths = depths;
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
@@ -244,8 +262,7 @@ void *wt_worker_main(void *arg) {
         any_due = 1;
     }
     if (any_due) {
-      uint32_t nthreads = wt_registry_count();
-      snapshot(ws, nthreads);
+      uint32_t nthreads = snapshot(ws, wt_registry_count());
       double ts = wt_platform_now_us();
       for (int i = 0; i < nsessions; i++) {
         wt_session *s = wt_rt.sessions[i];
@@ -308,7 +325,7 @@ void *wt_worker_main(void *arg) {
         if (!s || !active(s)) continue;
         double t = wt_platform_now_us();
         if (steps > 0 && next - t < ENCODE_MARGIN_US) break;
-        if (encode_session(ws, s, t)) {
+        if (encode_session(s, t)) {
           work = 1;
           steps++;
         }
@@ -327,8 +344,8 @@ void *wt_worker_main(void *arg) {
                               memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }
-  free(stacks);
-  free(depths);
+  free(ws->stacks);
+  free(ws->depths);
   free(ws);
   return NULL;
 }
