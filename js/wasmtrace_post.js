@@ -138,6 +138,7 @@
       var text = typeof config === 'string' ? config : JSON.stringify(config || {});
       var size = lengthBytesUTF8(text) + 1;
       var ptr = c('wt_js_alloc')(size);
+      if (!ptr) throw new Error('wasmtrace: out of memory for the session config');
       stringToUTF8(text, ptr, size);
       try {
         return session(c('wt_js_session_start')(ptr));

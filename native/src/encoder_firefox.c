@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "platform.h"
 #include "session.h"
 
 #define PROCESSED_VERSION 57
@@ -108,7 +109,7 @@ static ff_state *state_get(wt_session *s) {
   s->budget_events = keep_events > 16 ? keep_events : 16;
   f->epoch_ms = wt_encoder_firefox_epoch_ms_for_testing >= 0
                     ? wt_encoder_firefox_epoch_ms_for_testing
-                    : session_epoch_ms(s, s->start_us);
+                    : session_epoch_ms(s, wt_platform_now_us());
   s->encoder_state = f;
   return f;
 }
@@ -631,7 +632,7 @@ static void write_counters(ff_writer *w) {
     double prev = 0;
     for (uint32_t a = 0; a < n; a++) {
       double v = event_at(f, idx[a])->value;
-      if (!isfinite(v)) v = prev;
+      if (!isfinite(v) || !isfinite(v - prev)) v = prev; /* JSON has no inf/NaN */
       char num[40];
       snprintf(num, sizeof num, "%.17g", v - prev);
       if (a) wt_json_lit(j, ",");

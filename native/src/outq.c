@@ -30,10 +30,7 @@ static wt_status q_write(wt_sink *sink, const void *data, size_t len) {
   while (len) {
     if (!q->current) {
       q->current = new_block(q->block_size);
-      if (!q->current) {
-        q->alloc_failed = 1;
-        return WT_ERR_NO_MEMORY;
-      }
+      if (!q->current) return WT_ERR_NO_MEMORY;
     }
     wt_block *b = q->current;
     size_t room = q->block_size - b->len;
@@ -54,11 +51,16 @@ static wt_status q_flush(wt_sink *sink) {
   return WT_OK;
 }
 
+/* Closing the sink queues the last block; the producer calls
+ * wt_outq_finish once it no longer touches the queue at all. */
 static wt_status q_close(wt_sink *sink) {
-  wt_outq *q = (wt_outq *)sink;
+  enqueue_current((wt_outq *)sink);
+  return WT_OK;
+}
+
+void wt_outq_finish(wt_outq *q) {
   enqueue_current(q);
   atomic_store_explicit(&q->closed, 1, memory_order_release);
-  return WT_OK;
 }
 
 wt_status wt_outq_init(wt_outq *q, size_t block_size) {

@@ -27,8 +27,7 @@ typedef struct wt_outq {
   size_t block_size;
   _Atomic uint64_t blocks_queued;   /* producer adds when a block is queued */
   _Atomic uint64_t blocks_consumed; /* consumer adds when a block is written */
-  _Atomic int closed;        /* producer queued its last block */
-  int alloc_failed;
+  _Atomic int closed;        /* producer is done with the queue (wt_outq_finish) */
 } wt_outq;
 
 /* block_size is clamped to [WT_BLOCK_SIZE_MIN, WT_BLOCK_SIZE_MAX]. */
@@ -36,6 +35,8 @@ wt_status wt_outq_init(wt_outq *q, size_t block_size);
 /* Memory held by blocks queued and not yet consumed, plus the block being
  * filled. Producer only (it reads the producer-private current block). */
 uint64_t wt_outq_in_flight(wt_outq *q);
+/* Producer: its last act on the queue; after it the consumer may free it. */
+void wt_outq_finish(wt_outq *q);
 /* Consumer: takes the next block, or NULL. The caller frees it with
  * wt_outq_release after writing it. */
 wt_block *wt_outq_pop(wt_outq *q);

@@ -116,6 +116,8 @@ static uint32_t hash_ptr(const void *p) {
   return (uint32_t)x;
 }
 
+static const char overflow_name[] = "(too many scope names)";
+
 uint32_t wt_registry_intern(const char *name) {
   if (!name) return 0;
   uint32_t id = 0;
@@ -143,7 +145,12 @@ uint32_t wt_registry_intern(const char *name) {
     }
     if (!reg.map_keys[i]) {
       uint32_t index = atomic_load_explicit(&reg.names_count, memory_order_relaxed);
-      if (index >= WT_MAX_NAMES) break; /* full: id stays 0 */
+      if (index >= WT_MAX_NAMES - 1 && name != overflow_name) {
+        /* Full: every further name shares the last slot's sentinel. */
+        pthread_mutex_unlock(&reg.mutex);
+        return wt_registry_intern(overflow_name);
+      }
+      if (index >= WT_MAX_NAMES) break;
       reg.names[index] = name;
       reg.map_keys[i] = name;
       reg.map_ids[i] = id = WT_FRAME_SCOPE_BIT | index;

@@ -41,29 +41,27 @@
 #define WT_TOP_PUSHES(top) ((top) >> 32)
 #define WT_TOP_PUSH_STEP ((UINT64_C(1) << 32) + 1)
 
-/* Publishing stores on the hot path. In wasm, an atomic store costs
- * ~15 ns whatever its order (ENVIRONMENT.md), a plain store ~1 ns; V8 keeps
- * plain stores in program order and x86 keeps them in order for other
- * cores, so the wasm build uses plain stores behind a compiler barrier and
- * the reader validates what it copies. The host build uses release stores
- * (a plain move on x86) so that ThreadSanitizer sees the real protocol. */
+/* Publishing stores of the shadow stack. In wasm, an atomic store costs
+ * ~15 ns whatever its order (ENVIRONMENT.md), a plain store ~1 ns. The wasm
+ * build uses plain stores behind a compiler barrier: the compiler keeps
+ * their order, and x86 makes stores visible to other cores in program
+ * order. The wasm memory model does not promise that, and a weakly ordered
+ * CPU (ARM) may let the sampler see a new `top` before the frame it
+ * covers: the copy is then a plausible but stale stack (never out of
+ * bounds). Tested on x86 only. The host build uses release stores (a plain
+ * move on x86) so that ThreadSanitizer checks the real protocol. The event
+ * rings publish with real release stores (scope.c). */
 #ifdef __EMSCRIPTEN__
 #define WT_I_PUBLISH_U64(ptr, value)                    \
   do {                                                  \
     atomic_signal_fence(memory_order_seq_cst);          \
     *(volatile uint64_t *)(void *)(ptr) = (value);      \
   } while (0)
-#define WT_I_PUBLISH_U32(ptr, value)                    \
-  do {                                                  \
-    atomic_signal_fence(memory_order_seq_cst);          \
-    *(volatile uint32_t *)(void *)(ptr) = (value);      \
-  } while (0)
 #define WT_I_STORE_FRAME(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
 #define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
 #define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
 #else
 #define WT_I_PUBLISH_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
-#define WT_I_PUBLISH_U32(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_LOAD_OWN_U64(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
@@ -143,7 +141,8 @@ wt_thread *wt_registry_get(uint32_t slot) WT_I_NOINSTR;
 void wt_registry_thread_name(const wt_thread *t, char *out);
 
 /* Interns a scope name: the same pointer always gets the same id (with
- * WT_FRAME_SCOPE_BIT set). Returns 0 if the name table is full. Takes the
+ * WT_FRAME_SCOPE_BIT set). When the table is full, further names all get
+ * the id of "(too many scope names)"; 0 only if it cannot be allocated. Takes the
  * registry mutex: call once per site, not per event. */
 uint32_t wt_registry_intern(const char *name);
 

@@ -240,12 +240,32 @@ static void make_parent_dirs(const char *path) {
   }
 }
 
+/* Main thread: a failed session closes its file and, once the worker has
+ * handed the queue over, frees the blocks nobody will write. */
+static void release_failed_output(wt_session *s) {
+  if (s->file) {
+    fclose(s->file);
+    s->file = NULL;
+  }
+  if (s->out_freed || !atomic_load_explicit(&s->output_ready, memory_order_acquire) ||
+      !atomic_load_explicit(&s->out.closed, memory_order_acquire))
+    return;
+  wt_block *b;
+  while ((b = wt_outq_pop(&s->out)) != NULL) wt_outq_release(&s->out, b);
+  wt_outq_free(&s->out);
+  s->out_freed = 1;
+}
+
 size_t wt_io_pump(void) {
   size_t total = 0;
   int n = wt_session_count();
   for (int i = 0; i < n; i++) {
     wt_session *s = wt_rt.sessions[i];
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (st == WT_SESSION_FAILED) {
+      release_failed_output(s);
+      continue;
+    }
     if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) continue;
     /* The worker sets the output up at its first encode step. */
     if (!atomic_load_explicit(&s->output_ready, memory_order_acquire)) continue;
@@ -272,9 +292,9 @@ size_t wt_io_pump(void) {
     }
     if (s->file) fflush(s->file);
     st = atomic_load_explicit(&s->state, memory_order_acquire);
-    if (st == WT_SESSION_FAILED && s->file) {
-      fclose(s->file);
-      s->file = NULL;
+    if (st == WT_SESSION_FAILED) {
+      release_failed_output(s);
+      continue;
     }
     if (st == WT_SESSION_STOPPING && wt_outq_drained(&s->out)) {
       int ok = 1;
@@ -286,6 +306,7 @@ size_t wt_io_pump(void) {
         wt_session_fail(s, "cannot close output \"%s\": %s", s->config.output, strerror(errno));
       } else {
         wt_outq_free(&s->out);
+        s->out_freed = 1;
         atomic_store_explicit(&s->state, WT_SESSION_STOPPED, memory_order_release);
       }
     }
@@ -386,13 +407,13 @@ WT_I_EXPORT void wt_js_memory(double *out) {
 WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
   wt_session_stats st;
   wt_status rc = wt_session_stats_get(id, &st);
-  if (rc != WT_OK) return rc;
+  if (rc != WT_OK) memset(&st, 0, sizeof st); /* unknown id: all zero */
   const uint64_t v[12] = {st.samples_taken,  st.samples_written, st.samples_dropped,
                           st.samples_dropped_full, st.samples_torn, st.events_written,
                           st.events_dropped, st.ticks_missed, st.bytes_encoded,
                           st.bytes_written, st.threads, st.buffer_high_water};
   for (int i = 0; i < 12; i++) out[i] = (double)v[i];
-  return WT_OK;
+  return rc;
 }
 
 void wt_runtime_shutdown_for_testing(void) {
@@ -406,7 +427,7 @@ void wt_runtime_shutdown_for_testing(void) {
     wt_session *s = wt_rt.sessions[i];
     if (s->file) fclose(s->file);
     wt_session_free_buffers(s);
-    if (atomic_load(&s->output_ready)) wt_outq_free(&s->out);
+    if (atomic_load(&s->output_ready) && !s->out_freed) wt_outq_free(&s->out);
     free(s);
     wt_rt.sessions[i] = NULL;
   }

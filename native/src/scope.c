@@ -27,24 +27,31 @@ WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t i
   e->id = id;
   e->info = info | (t->ring_gap ? WT_EVENT_GAP : 0);
   t->ring_gap = 0;
-  WT_I_PUBLISH_U32(&t->ring_write, w + 1);
+  /* A real release store, also in wasm (~15 ns): a recorded event already
+   * pays a clock read, and on weakly ordered CPUs (ARM) plain stores could
+   * let the worker see the new index before the event. */
+  atomic_store_explicit(&t->ring_write, w + 1, memory_order_release);
 }
 
 /* First use of a site: intern its name and category (takes a mutex once
  * per site), then let running sessions see the new category. */
 WT_I_NOINSTR static void resolve_site(wt_site *site) {
+  uint32_t known = wt_registry_category_count();
   uint32_t cat = wt_registry_intern_category(site->category ? site->category : "app");
+  if (wt_registry_category_count() != known) wt_runtime_update_categories(); /* a new category */
+  /* 0 only if the name table could not be allocated at all. */
+  uint32_t id = wt_registry_intern(site->name ? site->name : "(unnamed)");
+  /* cat before id (release): a thread that sees the id sees the category. */
   __atomic_store_n(&site->cat, cat + 1, __ATOMIC_RELAXED);
-  __atomic_store_n(&site->id, wt_registry_intern(site->name), __ATOMIC_RELAXED);
-  wt_runtime_update_categories();
+  __atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
 }
 
 /* The site's category index if some running session records it, else -1. */
 WT_I_NOINSTR static inline int site_enabled(wt_site *site, uint32_t *id) {
-  *id = __atomic_load_n(&site->id, __ATOMIC_RELAXED);
+  *id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
   if (__builtin_expect(*id == 0, 0)) {
     resolve_site(site);
-    *id = __atomic_load_n(&site->id, __ATOMIC_RELAXED);
+    *id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
   }
   uint32_t cat = __atomic_load_n(&site->cat, __ATOMIC_RELAXED) - 1;
   uint64_t mask = atomic_load_explicit(&wt_i_category_mask, memory_order_relaxed);

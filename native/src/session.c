@@ -38,6 +38,7 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
   char line[WT_ERROR_MAX + 80];
   snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
   wt_platform_log_error(line);
+  wt_runtime_update_categories(); /* app threads stop writing its events */
 }
 
 size_t wt_session_memory(wt_session *s) {
@@ -291,7 +292,9 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     for (int i = 0; i < n && node; i++) {
       uint32_t child = node_get(s, slot, node, frames[i]);
       if (!child) {
-        if (!st->truncated) st->truncated = node_get(s, slot, node, WT_NODE_TRUNCATED);
+        /* One "(truncated)" per thread, under its root: the part of the
+         * stack that did fit says nothing about the part that did not. */
+        if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
         child = st->truncated ? st->truncated : node;
         node = child;
         break;
@@ -299,7 +302,10 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
       node = child;
     }
   }
-  if (!node) node = st->root; /* table full before the root existed */
+  if (!node) { /* table full before this thread's root existed */
+    atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
+    return;
+  }
   st->last_us = ts_us;
   wt_sample *dst = &s->samples[(s->sample_head + s->sample_count) % s->sample_cap];
   *dst = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot};
@@ -346,6 +352,7 @@ const wt_event_rec *wt_session_next_event(wt_session *s) {
 void wt_session_take_samples(wt_session *s, size_t k,
                              void (*fn)(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n)) {
   if (k > s->sample_count) k = s->sample_count;
+  if (k > s->last_sort_cap) k = s->last_sort_cap; /* scratch could not grow */
   if (!k) return;
   /* Counting sort of the batch by thread, keeping time order. */
   uint32_t counts[WT_MAX_THREADS + 1];

@@ -101,11 +101,13 @@ struct wt_session {
 
   /* --- worker-private --------------------------------------------------- */
   double start_us;  /* set at creation, before the worker sees the session */
-  double stop_us, next_sample_us, next_counter_us;
+  double stop_us, next_sample_us, next_counter_us, next_malloc_us;
 #define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
   uint32_t lateness_hist[WT_LATENESS_BUCKETS];
   double lateness_max_us;
   uint64_t ticks;            /* sampling ticks taken */
+  int released;              /* a failed session's buffers were freed */
+  int out_finished;          /* wt_outq_finish was called */
   double encode_us;          /* time spent in encoder steps */
   double last_encode_us;     /* when the last encoder step ran */
   uint64_t worker_busy_at_start; /* wt_rt.worker_busy_us when it started */
@@ -135,6 +137,7 @@ struct wt_session {
 
   /* --- main-thread-private ------------------------------------------------ */
   FILE *file;
+  int out_freed;            /* the output queue was freed */
 };
 
 /* Session table (runtime.c). */

@@ -1,7 +1,9 @@
 /* The wasmtrace worker: one pthread that samples every registered thread at
  * absolute deadlines, drains the event rings, and encodes output in the
- * time left between deadlines. It never touches the VFS and never waits on
- * another thread: its only blocking call is the timed sleep. */
+ * time left between deadlines. It never touches the VFS and never waits for
+ * the main thread: its only blocking call is the timed sleep, besides short
+ * critical sections (registry and category mutexes, malloc's lock) that no
+ * holder keeps while waiting. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,8 +127,14 @@ static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
     wt_thread *t = wt_registry_get(slot);
     if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
   }
-  const double values[3] = {(double)wt_platform_heap_bytes(), (double)wt_platform_malloc_bytes(),
-                            (double)live};
+  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
+   * second, whatever the counter interval. */
+  double malloc_bytes = -1;
+  if (now >= s->next_malloc_us) {
+    malloc_bytes = (double)wt_platform_malloc_bytes();
+    s->next_malloc_us = now + 250000.0;
+  }
+  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
   for (int i = 0; i < 3; i++) {
     if (values[i] < 0) continue; /* not measurable here */
     wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_builtin_counter_ids[i],
@@ -206,8 +214,24 @@ static int encode_session(wt_session *s, double now) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
     return 0;
   }
-  if (final) wt_session_free_buffers(s);
+  if (final) {
+    wt_session_free_buffers(s);
+    s->out_finished = 1;
+    wt_outq_finish(&s->out); /* the main thread may free the queue from now on */
+  }
   return 1;
+}
+
+/* A failed session gives back its memory: the worker frees its buffers and
+ * hands the output queue over; the main thread frees what is left of it. */
+static void release_failed(wt_session *s) {
+  if (s->released) return;
+  s->released = 1;
+  wt_session_free_buffers(s);
+  if (atomic_load_explicit(&s->output_ready, memory_order_acquire) && !s->out_finished) {
+    s->out_finished = 1;
+    wt_outq_finish(&s->out);
+  }
 }
 
 void *wt_worker_main(void *arg) {
@@ -235,6 +259,10 @@ void *wt_worker_main(void *arg) {
       wt_session *s = wt_rt.sessions[i];
       if (!s) continue;
       int st = atomic_load_explicit(&s->state, memory_order_acquire);
+      if (st == WT_SESSION_FAILED) {
+        release_failed(s);
+        continue;
+      }
       if (st == WT_SESSION_STARTING) start_session(s, now);
       st = atomic_load_explicit(&s->state, memory_order_acquire);
       if (st == WT_SESSION_RUNNING &&
