@@ -81,25 +81,6 @@ static void count_samples(wt_session *s, uint16_t slot, const uint32_t *idx, siz
   for (size_t i = 0; i < n; i++) f->counts[s->samples[idx[i]].node]++;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-  unsigned c = s[0], cp, min;
-  size_t len;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) { len = 2; min = 0x80; }
-  else if (c >= 0xe0 && c <= 0xef) { len = 3; min = 0x800; }
-  else if (c >= 0xf0 && c <= 0xf4) { len = 4; min = 0x10000; }
-  else return 0;
-  if (n < len) return 0;
-  cp = c & (0x3fu >> (len - 1));
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3fu);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
-}
-
 /* Appends a name with the rewriting rules of the header comment. */
 static void write_name(wt_json *out, const char *name) {
   const unsigned char *p = (const unsigned char *)name;
@@ -115,7 +96,7 @@ static void write_name(wt_json *out, const char *name) {
     size_t len = 1;
     if (c == ';') rep = ":";
     else if (c < 0x20 || c == 0x7f) rep = " ";
-    else if (c >= 0x80 && (len = utf8_len(p + i, n - i)) == 0) {
+    else if (c >= 0x80 && (len = wt_json_utf8_len(p + i, n - i)) == 0) {
       rep = "\xef\xbf\xbd"; /* U+FFFD */
       len = 1;
     }

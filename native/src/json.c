@@ -31,8 +31,7 @@ void wt_json_raw(wt_json *j, const char *s, size_t n) {
 
 void wt_json_lit(wt_json *j, const char *s) { wt_json_raw(j, s, strlen(s)); }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n) {
+size_t wt_json_utf8_len(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t len;
   unsigned min;
@@ -65,7 +64,7 @@ static void escape(const char *str, size_t n, void (*emit)(void *, const char *,
       i++;
       continue;
     }
-    size_t ulen = c >= 0x80 ? utf8_valid_len(s + i, n - i) : 0;
+    size_t ulen = c >= 0x80 ? wt_json_utf8_len(s + i, n - i) : 0;
     if (ulen) {
       run += ulen;
       i += ulen;

@@ -31,6 +31,10 @@ void wt_json_double3(wt_json *j, double v);
 /* Passes buffered bytes to the sink. */
 wt_status wt_json_flush(wt_json *j);
 
+/* Length of the valid UTF-8 sequence at s (1..4; n bytes available), or 0
+ * if it is invalid (overlong, surrogate, past U+10FFFF, truncated). */
+size_t wt_json_utf8_len(const unsigned char *s, size_t n);
+
 /* Escapes s into out (NUL-terminated, truncated to cap) with the same rules
  * as wt_json_string but without quotes; for tests and small uses. Returns
  * the length written. */
