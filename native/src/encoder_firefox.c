@@ -716,30 +716,13 @@ static void write_meta(ff_writer *w) {
   wt_json_string(j, c->name);
   wt_json_lit(j, ",\"format\":\"firefox\",\"intervalUs\":");
   wt_json_u64(j, c->interval_us);
-  wt_json_lit(j, ",\"samplesTaken\":");
-  wt_json_u64(j, taken);
-  wt_json_lit(j, ",\"samplesWritten\":");
-  wt_json_u64(j, written);
-  wt_json_lit(j, ",\"samplesDropped\":");
-  wt_json_u64(j, torn + full);
-  wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
-  wt_json_u64(j, full);
-  wt_json_lit(j, ",\"tornStack\":");
-  wt_json_u64(j, torn);
-  wt_json_lit(j, ",\"events\":");
-  wt_json_u64(j, ev_dropped);
-  wt_json_lit(j, ",\"threadsNotRegistered\":");
-  wt_json_u64(j, wt_registry_threads_dropped());
-  wt_json_lit(j, "},\"ticksMissed\":");
-  wt_json_u64(j, atomic_load(&s->ticks_missed));
-  wt_json_lit(j, ",\"threads\":");
-  wt_json_u64(j, atomic_load(&s->threads_seen));
-  wt_json_lit(j, ",\"startTimeUs\":");
-  wt_json_double3(j, s->start_us);
-  wt_json_lit(j, ",\"stopTimeUs\":");
-  wt_json_double3(j, s->stop_us);
-  wt_json_lit(j, ",\"bufferHighWaterBytes\":");
-  wt_json_u64(j, atomic_load(&s->high_water));
+  wt_json_lit(j, ",");
+  /* The meta comes before the markers and counters it counts: every
+   * buffered event is written below, so count them in advance here. */
+  uint64_t pending = w->f->ev_count;
+  atomic_fetch_add_explicit(&s->events_written, pending, memory_order_relaxed);
+  wt_session_write_stats(s, j);
+  atomic_fetch_sub_explicit(&s->events_written, pending, memory_order_relaxed);
   wt_json_lit(j, "}},\n\"libs\":[],\"pages\":[],\"profilerOverhead\":[],\n");
 }
 

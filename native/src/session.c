@@ -418,3 +418,47 @@ wt_status wt_session_flush_point(wt_session *s, double now_us) {
 uint64_t wt_session_worker_busy_us(const wt_session *s) {
   return atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed) - s->worker_busy_at_start;
 }
+
+void wt_session_write_stats(wt_session *s, wt_json *j) {
+  uint64_t torn = atomic_load(&s->samples_torn), full = atomic_load(&s->samples_dropped_full);
+  wt_json_lit(j, "\"samplesTaken\":");
+  wt_json_u64(j, atomic_load(&s->samples_taken));
+  wt_json_lit(j, ",\"samplesWritten\":");
+  wt_json_u64(j, atomic_load(&s->samples_written));
+  wt_json_lit(j, ",\"samplesDropped\":");
+  wt_json_u64(j, torn + full);
+  wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
+  wt_json_u64(j, full);
+  wt_json_lit(j, ",\"tornStack\":");
+  wt_json_u64(j, torn);
+  wt_json_lit(j, ",\"events\":");
+  wt_json_u64(j, atomic_load(&s->events_dropped));
+  wt_json_lit(j, ",\"threadsNotRegistered\":");
+  wt_json_u64(j, wt_registry_threads_dropped());
+  wt_json_lit(j, "},\"eventsWritten\":");
+  wt_json_u64(j, atomic_load(&s->events_written));
+  wt_json_lit(j, ",\"ticksMissed\":");
+  wt_json_u64(j, atomic_load(&s->ticks_missed));
+  wt_json_lit(j, ",\"encodeUs\":");
+  wt_json_double3(j, s->encode_us);
+  wt_json_lit(j, ",\"workerCreatedUs\":");
+  wt_json_double3(j, wt_rt.worker_created_us);
+  wt_json_lit(j, ",\"workerStartedUs\":");
+  wt_json_double3(j, atomic_load_explicit(&wt_rt.worker_started_us, memory_order_relaxed));
+  wt_json_lit(j, ",\"workerBusyUs\":");
+  wt_json_u64(j, wt_session_worker_busy_us(s));
+  wt_json_lit(j, ",\"samplerLatenessUs\":{\"p50Below\":");
+  wt_json_u64(j, wt_session_lateness_percentile(s, 50));
+  wt_json_lit(j, ",\"p99Below\":");
+  wt_json_u64(j, wt_session_lateness_percentile(s, 99));
+  wt_json_lit(j, ",\"max\":");
+  wt_json_double3(j, s->lateness_max_us);
+  wt_json_lit(j, "},\"threads\":");
+  wt_json_u64(j, atomic_load(&s->threads_seen));
+  wt_json_lit(j, ",\"startTimeUs\":");
+  wt_json_double3(j, s->start_us);
+  wt_json_lit(j, ",\"stopTimeUs\":");
+  wt_json_double3(j, s->stop_us);
+  wt_json_lit(j, ",\"bufferHighWaterBytes\":");
+  wt_json_u64(j, atomic_load(&s->high_water));
+}

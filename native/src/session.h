@@ -182,6 +182,10 @@ uint64_t wt_session_worker_busy_us(const wt_session *s);
  * sampler's lateness against its deadlines. */
 uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct);
 
+/* Writes the session's counters as JSON object members (no braces): the
+ * "wasmtrace_stats" record every format carries. Worker only. */
+void wt_session_write_stats(wt_session *s, wt_json *j);
+
 /* Takes the oldest pending event (NULL if none). Encoders only. */
 const wt_event_rec *wt_session_next_event(wt_session *s);
 /* Takes the oldest k pending samples, calling fn for each group of one
