@@ -203,15 +203,20 @@ try {
     await p.close();
     return r;
   };
+  // Runs interleave the variants (round robin), so that drift in the
+  // machine's load does not favour one: the differences here are a few
+  // percent and the run-to-run spread is about ten.
   results.app = {};
-  for (const [name, variant, opts] of [
+  const APP_RUNS = QUICK ? 3 : 7;
+  const variants = [
     ['compiled out', 'startup_disabled', {}],
     ['compiled out + V8 CPU profiler, 1 ms', 'startup_disabled', { v8profiler: true }],
     ['scopes, no session', 'startup', { session: false }],
     ['scopes, session at 1 kHz', 'startup', {}],
     ['-finstrument-functions, no session', 'startup_instrumented', { session: false }],
-    ['-finstrument-functions, session at 1 kHz', 'startup_instrumented', {}]]) {
-    results.app[name] = await repeat(RUNS, () => appRun(variant, opts));
+    ['-finstrument-functions, session at 1 kHz', 'startup_instrumented', {}]];
+  for (let i = 0; i < APP_RUNS; i++) {
+    for (const [name, variant, opts] of variants) (results.app[name] ||= []).push(await appRun(variant, opts));
   }
 } finally {
   await browser.close();
@@ -238,6 +243,7 @@ const fmtRow = (k) => `| ${k} | ${fmt(median(f.map((r) => r[k].bytesPerSample)))
 const threadRecord = results.sampler[0].runs[0].threadRecordBytes;
 const sessionBytes = median(f.map((r) => r.sessionBytes));
 const app = results.app;
+const APP_RUNS_DOC = app['compiled out'].length;
 const med = (name) => median(app[name].map((r) => r.startupMs));
 const appRows = Object.entries(app).map(([name, runs]) => `| ${name} | ${cell(runs.map((r) => r.startupMs), 0)} |`);
 const ratio = (a, b) => fmt(med(a) / med(b), 3);
@@ -314,7 +320,7 @@ buffers grow only up to its \`maxBufferKB\`.
 ## 5. End to end: the sample app
 
 \`samples/startup\`: main thread + 2 pthreads, time from \`main()\` to "startup
-complete" in headless Chromium, in ms. Each binary runs with and without a
+complete" in headless Chromium, in ms, ${APP_RUNS_DOC} runs of each, interleaved. Each binary runs with and without a
 session (\`{"sessions":[]}\`): their ratio is what recording costs. The
 compiled-out build links no wasmtrace at all (a different binary: compare it
 only with the V8 row). The V8 CPU profiler is Chrome's own (DevTools protocol
