@@ -104,6 +104,35 @@ static int valid_name(const char *s) {
   return 1;
 }
 
+/* An object {"enabled": bool, "<interval_key>": integer in [lo, hi]} at
+ * path.key (sampling, counters). */
+static int parse_switch(const cJSON *v, const char *path, const char *key, const char *interval_key,
+                        uint32_t lo, uint32_t hi, int *enabled, uint32_t *interval, char *err,
+                        size_t cap) {
+  const char *const keys[] = {"enabled", interval_key, NULL};
+  char sub[160];
+  snprintf(sub, sizeof sub, "%s.%s", path, key);
+  if (!cJSON_IsObject(v)) {
+    fail(err, cap, sub, "expected an object, got %s", type_name(v));
+    return 0;
+  }
+  if (!check_keys(v, sub, keys, err, cap)) return 0;
+  const cJSON *w;
+  if ((w = cJSON_GetObjectItemCaseSensitive(v, "enabled"))) {
+    snprintf(sub, sizeof sub, "%s.%s.enabled", path, key);
+    if (!cJSON_IsBool(w)) {
+      fail(err, cap, sub, "expected true or false, got %s", type_name(w));
+      return 0;
+    }
+    *enabled = cJSON_IsTrue(w);
+  }
+  if ((w = cJSON_GetObjectItemCaseSensitive(v, interval_key))) {
+    snprintf(sub, sizeof sub, "%s.%s.%s", path, key, interval_key);
+    if (!get_uint(w, sub, lo, hi, interval, err, cap)) return 0;
+  }
+  return 1;
+}
+
 static int parse_session_obj(const cJSON *obj, const char *path, wt_session_config *c,
                              char *err, size_t cap) {
   static const char *const keys[] = {"name",        "output",     "format",     "compression",
@@ -178,50 +207,14 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
       return 0;
     }
   }
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "sampling"))) {
-    static const char *const skeys[] = {"enabled", "intervalUs", NULL};
-    snprintf(sub, sizeof sub, "%s.sampling", path);
-    if (!cJSON_IsObject(v)) {
-      fail(err, cap, sub, "expected an object, got %s", type_name(v));
-      return 0;
-    }
-    if (!check_keys(v, sub, skeys, err, cap)) return 0;
-    const cJSON *w;
-    if ((w = cJSON_GetObjectItemCaseSensitive(v, "enabled"))) {
-      snprintf(sub, sizeof sub, "%s.sampling.enabled", path);
-      if (!cJSON_IsBool(w)) {
-        fail(err, cap, sub, "expected true or false, got %s", type_name(w));
-        return 0;
-      }
-      c->sampling = cJSON_IsTrue(w);
-    }
-    if ((w = cJSON_GetObjectItemCaseSensitive(v, "intervalUs"))) {
-      snprintf(sub, sizeof sub, "%s.sampling.intervalUs", path);
-      if (!get_uint(w, sub, 50, 1000000, &c->interval_us, err, cap)) return 0;
-    }
-  }
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "counters"))) {
-    static const char *const ckeys[] = {"enabled", "intervalMs", NULL};
-    snprintf(sub, sizeof sub, "%s.counters", path);
-    if (!cJSON_IsObject(v)) {
-      fail(err, cap, sub, "expected an object, got %s", type_name(v));
-      return 0;
-    }
-    if (!check_keys(v, sub, ckeys, err, cap)) return 0;
-    const cJSON *w;
-    if ((w = cJSON_GetObjectItemCaseSensitive(v, "enabled"))) {
-      snprintf(sub, sizeof sub, "%s.counters.enabled", path);
-      if (!cJSON_IsBool(w)) {
-        fail(err, cap, sub, "expected true or false, got %s", type_name(w));
-        return 0;
-      }
-      c->counters = cJSON_IsTrue(w);
-    }
-    if ((w = cJSON_GetObjectItemCaseSensitive(v, "intervalMs"))) {
-      snprintf(sub, sizeof sub, "%s.counters.intervalMs", path);
-      if (!get_uint(w, sub, 1, 60000, &c->counter_interval_ms, err, cap)) return 0;
-    }
-  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "sampling")) &&
+      !parse_switch(v, path, "sampling", "intervalUs", 50, 1000000, &c->sampling, &c->interval_us,
+                    err, cap))
+    return 0;
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "counters")) &&
+      !parse_switch(v, path, "counters", "intervalMs", 1, 60000, &c->counters,
+                    &c->counter_interval_ms, err, cap))
+    return 0;
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "categories"))) {
     snprintf(sub, sizeof sub, "%s.categories", path);
     if (!cJSON_IsArray(v)) {

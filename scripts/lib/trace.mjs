@@ -1,6 +1,6 @@
 // Reading wasmtrace's Chrome Trace Event files: gunzip, parse, and rebuild
 // each thread's CPU profile from its Profile/ProfileChunk events, the way
-// DevTools and speedscope do. Used by the demo's summary and by the tests.
+// DevTools and speedscope do. Used by profile.mjs (all formats) and the tests.
 import { gunzipSync } from 'node:zlib';
 
 /** Parses a trace file's bytes (gzip or plain JSON, array or object form). */
@@ -77,39 +77,4 @@ export function selfCounts(analysis, tid) {
     }
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1]);
-}
-
-/** Achieved sampling rate of a thread, in Hz, over its sampled span. */
-export function sampleRate(thread) {
-  const n = thread.samples.length;
-  if (n < 2) return 0;
-  const spanUs = thread.samples[n - 1].ts - thread.samples[0].ts;
-  return ((n - 1) / spanUs) * 1e6;
-}
-
-/** A short human summary of a trace (threads, samples, top functions). */
-export function summarize(analysis, { top = 10 } = {}) {
-  const lines = [];
-  const interval = analysis.session?.intervalUs;
-  lines.push(`session '${analysis.session?.session ?? '?'}': sampling every ${interval ?? '?'} us`);
-  const busy = analysis.threads.filter((t) => t.samples.length);
-  lines.push(`threads: ${analysis.threads.length}`);
-  for (const t of analysis.threads) {
-    const idle = t.samples.filter((s) => s.stack.length === 0 || s.stack[0] === '(idle)').length;
-    const rate = sampleRate(t);
-    lines.push(`  ${String(t.name ?? `tid ${t.tid}`).padEnd(20)} ${String(t.samples.length).padStart(6)} samples` +
-      ` (${idle} idle)  ${rate ? rate.toFixed(0) + ' Hz' : ''}  ${t.scopes.length} scopes`);
-  }
-  const total = busy.reduce((n, t) => n + t.samples.length, 0);
-  lines.push(`top functions by self samples (all threads, ${total} samples):`);
-  for (const [name, n] of selfCounts(analysis).filter(([name]) => name !== '(idle)').slice(0, top)) {
-    lines.push(`  ${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`);
-  }
-  if (analysis.stats) {
-    const s = analysis.stats;
-    lines.push(`samples taken ${s.samplesTaken}, written ${s.samplesWritten}, dropped ${s.samplesDropped}` +
-      ` (buffer full ${s.dropped.bufferFull}, torn stack ${s.dropped.tornStack}); events dropped ${s.dropped.events};` +
-      ` ticks missed ${s.ticksMissed}`);
-  }
-  return lines.join('\n');
 }
