@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds wasmtrace: `build.sh wasm`, `build.sh host`, `build.sh tsan`, or all
-# three (default). wasm: the library, samples and test apps; host: the
-# native unit tests under ASan+UBSan; tsan: the same tests under
-# ThreadSanitizer. Incremental: re-running is fast when nothing changed.
+# three (default). wasm: the library, samples and test apps, and the native
+# unit tests as Node programs; host: the native unit tests under ASan+UBSan;
+# tsan: the same tests under ThreadSanitizer. Incremental: re-running is
+# fast when nothing changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

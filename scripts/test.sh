@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the native unit tests on the host (ASan+UBSan, then
-# ThreadSanitizer), the config fuzzer, then the end-to-end tests in
-# headless Chromium. Assumes scripts/build.sh ran.
+# ThreadSanitizer) and as wasm under Node, the config fuzzer, then the
+# end-to-end tests in headless Chromium. Assumes scripts/build.sh ran.
 # Each native test has a generous ctest TIMEOUT (tests/native/CMakeLists.txt):
 # a hang fails the run instead of blocking it.
 set -euo pipefail
@@ -12,6 +12,10 @@ ctest --test-dir build/host --output-on-failure
 echo "== native unit tests (host, thread sanitizer)"
 # Any TSan report fails its test (TSAN_OPTIONS set by the CMake test list).
 ctest --test-dir build/tsan --output-on-failure
+echo "== native unit tests (wasm, Node)"
+ctest --test-dir build/wasm --output-on-failure
+# Tests that cannot run as wasm say so (WT_TEST_HOST_ONLY): show why.
+grep -h '^\[ SKIP \]' build/wasm/Testing/Temporary/LastTest.log || true
 echo "== config parser fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s)"
 cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
 cmake --build build/fuzz >build/fuzz-build.log 2>&1 || { cat build/fuzz-build.log; exit 1; }
