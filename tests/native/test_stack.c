@@ -758,7 +758,8 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(scopes_should_record_begin_and_end_events_with_their_depths),
       WT_TEST_ENTRY(ring_should_count_dropped_events_when_full_and_flag_the_next_one),
       WT_TEST_ENTRY(stack_copy_should_keep_up_with_a_thread_that_changes_its_stack),
-      WT_TEST_ENTRY(stack_copy_should_not_accept_a_frame_of_a_push_that_is_not_published),
+      WT_TEST_HOST_ONLY(stack_copy_should_not_accept_a_frame_of_a_push_that_is_not_published,
+                        "stops the copy with mprotect and a SIGSEGV handler"),
       WT_TEST_ENTRY(stack_copy_should_never_mix_frames_of_two_stacks),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));

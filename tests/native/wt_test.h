@@ -14,6 +14,9 @@
  * fails the executable until the mark is removed. WT_TEST_KNOWN_RACE is the
  * same for a race that a run may or may not hit: it reports the bug when it
  * shows and passes quietly otherwise (remove the mark by hand once fixed).
+ * WT_TEST_HOST_ONLY lists a test that cannot run when the executable is
+ * compiled to wasm (signals, mprotect, ...): there it is skipped with its
+ * reason printed, never silently.
  *
  * Run one executable with a substring as its argument to run only the tests
  * whose names contain it. */
@@ -31,12 +34,14 @@ typedef struct wt_test {
   void (*fn)(void);
   const char *known_bug; /* NULL, or what is wrong in native/src */
   int racy;              /* the bug shows only sometimes: passing is no news */
+  const char *host_only; /* NULL, or why the test cannot run in wasm */
 } wt_test;
 
 #define WT_TEST(name) static void name(void)
-#define WT_TEST_ENTRY(name) {#name, name, NULL, 0}
-#define WT_TEST_KNOWN_BUG(name, why) {#name, name, why, 0}
-#define WT_TEST_KNOWN_RACE(name, why) {#name, name, why, 1}
+#define WT_TEST_ENTRY(name) {#name, name, NULL, 0, NULL}
+#define WT_TEST_KNOWN_BUG(name, why) {#name, name, why, 0, NULL}
+#define WT_TEST_KNOWN_RACE(name, why) {#name, name, why, 1, NULL}
+#define WT_TEST_HOST_ONLY(name, why) {#name, name, NULL, 0, why}
 #define WT_TEST_COUNT(tests) (sizeof(tests) / sizeof((tests)[0]))
 
 /* Failed checks in the running test. */
@@ -117,10 +122,17 @@ __attribute__((format(printf, 3, 4), unused)) static void wt_test_fail(const cha
 __attribute__((unused)) static int wt_test_main(int argc, char **argv, const wt_test *tests,
                                                 size_t count) {
   const char *filter = argc > 1 ? argv[1] : NULL;
-  int ran = 0, failed = 0, known = 0;
+  int ran = 0, failed = 0, known = 0, skipped = 0;
   for (size_t i = 0; i < count; i++) {
     const wt_test *t = &tests[i];
     if (filter && !strstr(t->name, filter)) continue;
+#ifdef __EMSCRIPTEN__
+    if (t->host_only) {
+      skipped++;
+      fprintf(stderr, "[ SKIP ] %s: host only: %s\n", t->name, t->host_only);
+      continue;
+    }
+#endif
     wt_test_failed_checks = 0;
     wt_test_quiet = t->known_bug != NULL;
     fprintf(stderr, "[ RUN  ] %s\n", t->name);
@@ -144,8 +156,10 @@ __attribute__((unused)) static int wt_test_main(int argc, char **argv, const wt_
               t->name, t->known_bug);
     }
   }
-  fprintf(stderr, "%d tests, %d failed, %d known bugs still present\n", ran, failed, known);
-  if (filter && ran == 0) {
+  fprintf(stderr, "%d tests, %d failed, %d known bugs still present", ran, failed, known);
+  if (skipped) fprintf(stderr, ", %d skipped (host only)", skipped);
+  fputc('\n', stderr);
+  if (filter && ran + skipped == 0) {
     fprintf(stderr, "no test matches \"%s\"\n", filter);
     return 1;
   }
