@@ -35,8 +35,8 @@
  * shares for the retained buffers; the session keeps one quarter for the
  * pending rings (which the worker drains every 100 ms). When a retained
  * buffer is full the session's whenFull policy applies: "ring" drops the
- * oldest, "stop" the newest; dropped samples move from samplesWritten to
- * samplesDropped (bufferFull) and dropped events to events dropped. The
+ * oldest, "stop" the newest; the session counts what it drops (samples as
+ * samplesDropped.bufferFull, events as dropped.events). The
  * final write goes past the output share once (compressed, the whole file
  * waits for the main thread) and uses temporary tables proportional to the
  * call tree (not counted). */

@@ -22,9 +22,10 @@
  *
  * with the members of chrome's "wasmtrace_session" metadata, and "stats"
  * with those of its "wasmtrace_stats" plus "eventsNotRepresentable" (the
- * instants and counters, which have no place in this format). It ends with '}' rather than a number, so
- * readers that skip lines without a trailing count (speedscope,
- * flamegraph.pl, inferno) ignore it. Scopes appear as frames of the stacks.
+ * instants and counters, which have no place in this format). It ends with
+ * '}' rather than a number, so readers that skip lines without a trailing
+ * count (speedscope, flamegraph.pl, inferno) ignore it. Scopes appear as
+ * frames of the stacks.
  *
  * Memory: one sample count per call-tree node (4 bytes a node), kept until
  * the end, declared to the session as bytes per node: the session's node
