@@ -135,14 +135,15 @@ const char *wt_encode_frame_name(uint32_t frame);
 /* Longest chain wt_node_chain returns. */
 #define WT_NODE_CHAIN_MAX (WT_MAX_DEPTH + 8)
 
-/* Walks from node `id` towards its thread's root and stores the nodes
- * passed in out[], outermost first. The walk stops before a node for which
- * stop(ctx, node) is true (stop may be NULL), before the "(root)" node if
- * skip_root, or at the top. Returns the count (at most WT_NODE_CHAIN_MAX);
- * *above is the node it stopped at (0 at the top). */
-int wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_root,
-                  int (*stop)(const void *ctx, uint32_t node), const void *ctx,
-                  uint32_t out[WT_NODE_CHAIN_MAX], uint32_t *above);
+/* Walks from node `id` towards its thread's root, filling buf from its end,
+ * and returns where the chain starts in buf: *n nodes, outermost first. The
+ * walk stops before a node for which stop(ctx, node) is true (stop may be
+ * NULL), before the "(root)" node if skip_root, or at the top; at most
+ * WT_NODE_CHAIN_MAX nodes. *above (may be NULL) is the node it stopped at
+ * (0 at the top). */
+const uint32_t *wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_root,
+                              int (*stop)(const void *ctx, uint32_t node), const void *ctx,
+                              uint32_t buf[WT_NODE_CHAIN_MAX], int *n, uint32_t *above);
 
 /* Writes the session's settings as JSON object members (no braces):
  * version, session, format, output, samplingEnabled, intervalUs,

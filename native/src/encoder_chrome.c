@@ -133,8 +133,9 @@ static int emitted(const void *ctx, uint32_t id) {
 /* Writes the not-yet-written ancestors of `id` and `id` itself, parents
  * first. *first tracks the comma in the enclosing array. */
 static void emit_node_path(ch_writer *w, uint32_t id, int *first) {
-  uint32_t chain[WT_NODE_CHAIN_MAX];
-  int n = wt_node_chain(w->v, id, 0, emitted, w->c, chain, NULL);
+  uint32_t buf[WT_NODE_CHAIN_MAX];
+  int n;
+  const uint32_t *chain = wt_node_chain(w->v, id, 0, emitted, w->c, buf, &n, NULL);
   for (int i = 0; i < n; i++) {
     const wt_node *node = &w->v->nodes[chain[i] - 1];
     if (!*first) wt_json_lit(w->j, ",");

@@ -82,15 +82,17 @@ double wt_encoder_firefox_epoch_ms_for_testing = -1;
 
 /* ---- retained buffers ------------------------------------------------------- */
 
-static double sample_ts(const ff_state *f, size_t i) {
+/* A retained sample's time and node, by position in the ring's storage
+ * (not age: the final write visits them often, in its own order). */
+static double sample_ts(const ff_state *f, uint32_t pos) {
   double ts;
-  memcpy(&ts, wt_ring_at(&f->samples, i), sizeof ts);
+  memcpy(&ts, f->samples.data + (size_t)pos * SAMPLE_ENTRY, sizeof ts);
   return ts;
 }
 
-static uint32_t sample_node(const ff_state *f, size_t i) {
+static uint32_t sample_node(const ff_state *f, uint32_t pos) {
   uint32_t node;
-  memcpy(&node, (const unsigned char *)wt_ring_at(&f->samples, i) + sizeof(double), sizeof node);
+  memcpy(&node, f->samples.data + (size_t)pos * SAMPLE_ENTRY + sizeof(double), sizeof node);
   return node;
 }
 
@@ -181,7 +183,7 @@ typedef struct ff_writer {
   const ff_state *f;
   wt_json *j;
   strtab strings;
-  uint32_t *order;      /* retained sample positions grouped by thread, time order */
+  uint32_t *order;      /* retained samples' storage positions grouped by thread, time order */
   uint32_t first[WT_MAX_THREADS + 1]; /* order[first[t] .. first[t+1]) belong to thread t */
   uint32_t *ev_order;   /* retained event positions sorted by (thread, time) */
   uint32_t *stack_of;   /* node id -> stack index + 1 in its thread (0: none yet) */
@@ -239,8 +241,9 @@ static int has_stack(const void *ctx, uint32_t node) { return ((const ff_writer 
 /* The stack index of node `id` in the current thread, creating it and its
  * missing ancestors; NO_INDEX for the thread's root (an empty stack). */
 static uint32_t stack_for(ff_writer *w, uint32_t id) {
-  uint32_t chain[WT_NODE_CHAIN_MAX], above;
-  int n = wt_node_chain(w->v, id, 1, has_stack, w, chain, &above);
+  uint32_t buf[WT_NODE_CHAIN_MAX], above;
+  int n;
+  const uint32_t *chain = wt_node_chain(w->v, id, 1, has_stack, w, buf, &n, &above);
   uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : NO_INDEX;
   for (int i = 0; i < n; i++) {
     uint32_t fi = frame_for(w, w->v->nodes[chain[i] - 1].frame);
@@ -580,15 +583,16 @@ static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f,
     return 0;
   /* Samples grouped by thread (counting sort keeps each thread's order). */
   for (size_t i = 0; i < nsamples; i++) {
-    uint32_t node = sample_node(f, i);
+    uint32_t node = sample_node(f, (uint32_t)((f->samples.head + i) % f->samples.cap));
     w->first[(node ? v->nodes[node - 1].thread : 0) + 1]++;
   }
   for (int t = 0; t < WT_MAX_THREADS; t++) w->first[t + 1] += w->first[t];
   uint32_t pos[WT_MAX_THREADS];
   memcpy(pos, w->first, sizeof pos);
   for (size_t i = 0; i < nsamples; i++) {
-    uint32_t node = sample_node(f, i);
-    w->order[pos[node ? v->nodes[node - 1].thread : 0]++] = (uint32_t)i;
+    uint32_t at = (uint32_t)((f->samples.head + i) % f->samples.cap);
+    uint32_t node = sample_node(f, at);
+    w->order[pos[node ? v->nodes[node - 1].thread : 0]++] = at;
   }
   for (uint32_t i = 0; i < nevents; i++) w->ev_order[i] = i;
   sort_state = f;

@@ -103,8 +103,9 @@ static void write_count(wt_json *j, uint32_t count) {
  * thread's root node (samples of a thread whose call tree was full before
  * it had a node) shows as the thread alone. */
 static void write_line(const wt_encode_view *v, wt_json *j, uint32_t id, uint32_t count) {
-  uint32_t chain[WT_NODE_CHAIN_MAX];
-  int n = wt_node_chain(v, id, 1, NULL, NULL, chain, NULL);
+  uint32_t buf[WT_NODE_CHAIN_MAX];
+  int n;
+  const uint32_t *chain = wt_node_chain(v, id, 1, NULL, NULL, buf, &n, NULL);
   write_name(j, v->threads[v->nodes[id - 1].thread].name);
   for (int i = 0; i < n; i++) {
     wt_json_raw(j, ";", 1);

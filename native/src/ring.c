@@ -27,7 +27,7 @@ int wt_ring_resize(wt_ring *r, size_t new_cap) {
   return 1;
 }
 
-wt_ring_room wt_ring_make_room(wt_ring *r, size_t budget, size_t initial, int keep_newest) {
+wt_ring_room wt_ring_when_full(wt_ring *r, size_t budget, size_t initial, int keep_newest) {
   if (r->count < r->cap) return WT_RING_FREE;
   if (r->cap < budget) {
     size_t new_cap = r->cap ? r->cap * 2 : (initial ? initial : 1);

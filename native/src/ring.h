@@ -32,10 +32,15 @@ void wt_ring_free(wt_ring *r);
  * memory (the ring is unchanged). */
 int wt_ring_resize(wt_ring *r, size_t new_cap);
 
+/* The slow path of wt_ring_make_room, when every entry is in use. */
+wt_ring_room wt_ring_when_full(wt_ring *r, size_t budget, size_t initial, int keep_newest);
+
 /* Makes room for one more entry: doubles the capacity (first `initial`)
  * up to `budget` entries, then drops the oldest if keep_newest, else
  * refuses. A failed allocation counts as full. */
-wt_ring_room wt_ring_make_room(wt_ring *r, size_t budget, size_t initial, int keep_newest);
+static inline wt_ring_room wt_ring_make_room(wt_ring *r, size_t budget, size_t initial, int keep_newest) {
+  return r->count < r->cap ? WT_RING_FREE : wt_ring_when_full(r, budget, initial, keep_newest);
+}
 
 /* The i-th oldest entry (i < count). */
 static inline void *wt_ring_at(const wt_ring *r, size_t i) {

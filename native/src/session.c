@@ -410,19 +410,18 @@ const char *wt_encode_frame_name(uint32_t frame) {
   return wt_symbols_function_name(frame);
 }
 
-int wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_root,
-                  int (*stop)(const void *ctx, uint32_t node), const void *ctx,
-                  uint32_t out[WT_NODE_CHAIN_MAX], uint32_t *above) {
-  uint32_t rev[WT_NODE_CHAIN_MAX];
-  int n = 0;
-  while (id && n < WT_NODE_CHAIN_MAX && !(stop && stop(ctx, id)) &&
+const uint32_t *wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_root,
+                              int (*stop)(const void *ctx, uint32_t node), const void *ctx,
+                              uint32_t buf[WT_NODE_CHAIN_MAX], int *n, uint32_t *above) {
+  uint32_t *at = buf + WT_NODE_CHAIN_MAX;
+  while (id && at > buf && !(stop && stop(ctx, id)) &&
          !(skip_root && v->nodes[id - 1].frame == WT_NODE_ROOT)) {
-    rev[n++] = id;
+    *--at = id;
     id = v->nodes[id - 1].parent;
   }
-  for (int i = 0; i < n; i++) out[i] = rev[n - 1 - i];
+  *n = (int)(buf + WT_NODE_CHAIN_MAX - at);
   if (above) *above = id;
-  return n;
+  return at;
 }
 
 uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct) {

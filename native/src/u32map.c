@@ -35,20 +35,3 @@ void wt_u32map_reset(wt_u32map *m) {
 uint64_t wt_u32map_bytes(const wt_u32map *m) {
   return (uint64_t)m->cap * sizeof *m->val * (m->gen ? 2 : 1);
 }
-
-uint32_t wt_u32map_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
-uint32_t wt_u32map_hash3(uint32_t a, uint32_t b, uint32_t c) {
-  uint64_t x = ((uint64_t)a << 32 | b) ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 29;
-  return (uint32_t)x;
-}

@@ -31,9 +31,23 @@ void wt_u32map_reset(wt_u32map *m);
 /* Bytes allocated. */
 uint64_t wt_u32map_bytes(const wt_u32map *m);
 
-/* A well-mixed hash of one u32, and of three (a, b, c). */
-uint32_t wt_u32map_hash(uint32_t x);
-uint32_t wt_u32map_hash3(uint32_t a, uint32_t b, uint32_t c);
+/* A well-mixed hash of one u32, and of three (a, b, c). Inline: the
+ * session hashes every frame of every sample. */
+static inline uint32_t wt_u32map_hash(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+static inline uint32_t wt_u32map_hash3(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t x = ((uint64_t)a << 32 | b) ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 29;
+  return (uint32_t)x;
+}
 
 static inline uint32_t wt_u32map_first(const wt_u32map *m, uint32_t hash) { return hash & (m->cap - 1); }
 static inline uint32_t wt_u32map_next(const wt_u32map *m, uint32_t i) { return (i + 1) & (m->cap - 1); }
