@@ -23,7 +23,7 @@
  *     profiler draws as a memory track;
  *   - the session's stats (drops and why) are in meta.extra (the profile
  *     info panel) and in meta.wasmtrace (the same keys as chrome's
- *     wasmtrace_stats, for scripts).
+ *     wasmtrace_session and wasmtrace_stats, for scripts).
  * Times are milliseconds since the session started (meta.startTime is that
  * moment as Unix-epoch milliseconds).
  *
@@ -31,12 +31,12 @@
  * written before the end. Every step moves pending samples (12 bytes each)
  * and events (24 bytes each) into retained buffers owned by this encoder;
  * at the end the file is written in one go. To keep the session inside its
- * maxBufferKB, the first step gives three quarters of the session's sample
- * and event shares to the retained buffers and leaves one quarter for the
+ * maxBufferKB, it declares three quarters of the session's sample and event
+ * shares for the retained buffers; the session keeps one quarter for the
  * pending rings (which the worker drains every 100 ms). When a retained
  * buffer is full the session's whenFull policy applies: "ring" drops the
- * oldest, "stop" the newest; dropped samples move from samplesWritten to
- * samplesDropped (bufferFull) and dropped events to events dropped. The
+ * oldest, "stop" the newest; the session counts what it drops (samples as
+ * samplesDropped.bufferFull, events as dropped.events). The
  * final write goes past the output share once (compressed, the whole file
  * waits for the main thread) and uses temporary tables proportional to the
  * call tree (not counted). */
@@ -46,8 +46,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "encoder.h"
 #include "platform.h"
-#include "session.h"
+#include "u32map.h"
 
 #define PROCESSED_VERSION 57
 #define FIXED_CATEGORIES 4
@@ -55,28 +56,23 @@ enum { CAT_OTHER = 0, CAT_IDLE = 1, CAT_WASM = 2, CAT_SCOPE = 3 };
 /* Marker phases of the processed format. */
 enum { PHASE_INSTANT = 0, PHASE_INTERVAL = 1, PHASE_INTERVAL_START = 2 };
 #define NO_INDEX 0xffffffffu
+#define SAMPLE_ENTRY 12 /* a retained sample: double time, u32 node (unaligned) */
 
 typedef struct ff_state {
-  /* Retained samples: a ring of (time, node). */
-  double *ts;
-  uint32_t *node;
-  size_t head, count, cap, budget;
-  /* Retained events: a ring of records. */
-  wt_event_rec *ev;
-  size_t ev_head, ev_count, ev_cap, ev_budget;
-  uint64_t dropped_in_batch; /* samples dropped while taking a batch */
-  double epoch_ms;           /* wall clock at the session's start */
+  wt_ring samples; /* retained SAMPLE_ENTRY records */
+  wt_ring events;  /* retained wt_event_rec */
+  double epoch_ms; /* wall clock at the session's start */
 } ff_state;
 
 /* ---- wall clock ----------------------------------------------------------- */
 
 /* Unix-epoch milliseconds of the session's start: the wall clock now, less
  * the time since the session started on the session clock. */
-static double session_epoch_ms(const wt_session *s, double now_us) {
+static double session_epoch_ms(double start_us, double now_us) {
   struct timespec ts;
   if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
   double now_ms = (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-  double ms = now_ms - (now_us - s->start_us) / 1000.0;
+  double ms = now_ms - (now_us - start_us) / 1000.0;
   return ms > 0 ? floor(ms) : 0;
 }
 
@@ -86,172 +82,43 @@ double wt_encoder_firefox_epoch_ms_for_testing = -1;
 
 /* ---- retained buffers ------------------------------------------------------- */
 
-static size_t state_bytes(const ff_state *f) {
-  return f->cap * (sizeof(double) + sizeof(uint32_t)) + f->ev_cap * sizeof(wt_event_rec);
+/* A retained sample's time and node, by position in the ring's storage
+ * (not age: the final write visits them often, in its own order). */
+static double sample_ts(const ff_state *f, uint32_t pos) {
+  double ts;
+  memcpy(&ts, f->samples.data + (size_t)pos * SAMPLE_ENTRY, sizeof ts);
+  return ts;
 }
 
-static void note_memory(wt_session *s, const ff_state *f) {
-  size_t m = wt_session_memory(s) + state_bytes(f);
-  if (m > atomic_load_explicit(&s->high_water, memory_order_relaxed))
-    atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
+static uint32_t sample_node(const ff_state *f, uint32_t pos) {
+  uint32_t node;
+  memcpy(&node, f->samples.data + (size_t)pos * SAMPLE_ENTRY + sizeof(double), sizeof node);
+  return node;
 }
 
-static ff_state *state_get(wt_session *s) {
-  if (s->encoder_state) return s->encoder_state;
-  ff_state *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
-  /* Three quarters of the sample and event shares (in bytes) move here. */
-  size_t sample_bytes = sizeof(wt_sample) + sizeof(uint32_t);
-  size_t keep_samples = s->budget_samples / 4, keep_events = s->budget_events / 4;
-  f->budget = (s->budget_samples - keep_samples) * sample_bytes / (sizeof(double) + sizeof(uint32_t));
-  f->ev_budget = s->budget_events - keep_events;
-  s->budget_samples = keep_samples > 16 ? keep_samples : 16;
-  s->budget_events = keep_events > 16 ? keep_events : 16;
-  f->epoch_ms = wt_encoder_firefox_epoch_ms_for_testing >= 0
-                    ? wt_encoder_firefox_epoch_ms_for_testing
-                    : session_epoch_ms(s, wt_platform_now_us());
-  s->encoder_state = f;
-  return f;
-}
+static const wt_event_rec *event_at(const ff_state *f, size_t i) { return wt_ring_at(&f->events, i); }
 
-static void ff_free(wt_session *s) {
-  ff_state *f = s->encoder_state;
-  if (!f) return;
-  free(f->ts);
-  free(f->node);
-  free(f->ev);
-  free(f);
-  s->encoder_state = NULL;
-}
-
-/* Doubles a ring's capacity (up to budget), keeping order. 0 on failure. */
-static int grow_samples(ff_state *f) {
-  size_t cap = f->cap ? f->cap * 2 : 1024;
-  if (cap > f->budget) cap = f->budget;
-  if (cap <= f->cap) return 0;
-  double *ts = malloc(cap * sizeof *ts);
-  uint32_t *node = malloc(cap * sizeof *node);
-  if (!ts || !node) {
-    free(ts);
-    free(node);
-    return 0;
+/* Moves the step's batch into the retained rings; what does not fit is
+ * dropped by the session's whenFull policy and tallied. */
+static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *t) {
+  int keep_newest = v->config->when_full == WT_FULL_RING;
+  size_t budget = v->retain_sample_bytes / SAMPLE_ENTRY, ev_budget = v->retain_event_bytes / sizeof(wt_event_rec);
+  for (size_t i = 0; i < v->nsamples; i++) {
+    wt_ring_room room = wt_ring_make_room(&f->samples, budget, 1024, keep_newest);
+    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) t->samples_dropped++;
+    if (room == WT_RING_REFUSED) continue;
+    const wt_sample *s = &v->samples[v->order[i]];
+    unsigned char *at = wt_ring_push(&f->samples);
+    memcpy(at, &s->ts_us, sizeof s->ts_us);
+    memcpy(at + sizeof(double), &s->node, sizeof s->node);
   }
-  for (size_t i = 0; i < f->count; i++) {
-    ts[i] = f->ts[(f->head + i) % f->cap];
-    node[i] = f->node[(f->head + i) % f->cap];
+  for (size_t i = 0; i < v->nevents; i++) {
+    wt_ring_room room = wt_ring_make_room(&f->events, ev_budget, 256, keep_newest);
+    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) t->events_dropped++;
+    if (room == WT_RING_REFUSED) continue;
+    *(wt_event_rec *)wt_ring_push(&f->events) = *(const wt_event_rec *)wt_ring_at(v->events, i);
   }
-  free(f->ts);
-  free(f->node);
-  f->ts = ts;
-  f->node = node;
-  f->head = 0;
-  f->cap = cap;
-  return 1;
-}
-
-static int grow_events(ff_state *f) {
-  size_t cap = f->ev_cap ? f->ev_cap * 2 : 256;
-  if (cap > f->ev_budget) cap = f->ev_budget;
-  if (cap <= f->ev_cap) return 0;
-  wt_event_rec *ev = malloc(cap * sizeof *ev);
-  if (!ev) return 0;
-  for (size_t i = 0; i < f->ev_count; i++) ev[i] = f->ev[(f->ev_head + i) % f->ev_cap];
-  free(f->ev);
-  f->ev = ev;
-  f->ev_head = 0;
-  f->ev_cap = cap;
-  return 1;
-}
-
-static void retain_samples(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n) {
-  (void)slot;
-  ff_state *f = s->encoder_state;
-  for (size_t i = 0; i < n; i++) {
-    if (f->count == f->cap && !grow_samples(f)) {
-      if (s->config.when_full != WT_FULL_RING || !f->cap) {
-        f->dropped_in_batch++;
-        continue;
-      }
-      f->head = (f->head + 1) % f->cap; /* ring: the oldest goes */
-      f->count--;
-      f->dropped_in_batch++;
-    }
-    size_t at = (f->head + f->count) % f->cap;
-    f->ts[at] = s->samples[idx[i]].ts_us;
-    f->node[at] = s->samples[idx[i]].node;
-    f->count++;
-  }
-}
-
-static void retain_event(wt_session *s, ff_state *f, const wt_event_rec *r) {
-  if (f->ev_count == f->ev_cap && !grow_events(f)) {
-    atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
-    if (s->config.when_full != WT_FULL_RING || !f->ev_cap) return;
-    f->ev_head = (f->ev_head + 1) % f->ev_cap;
-    f->ev_count--;
-  }
-  f->ev[(f->ev_head + f->ev_count) % f->ev_cap] = *r;
-  f->ev_count++;
-}
-
-/* ---- a small u32 -> u32 map with generations (reset per thread in O(1)) ---- */
-
-typedef struct u32map {
-  uint32_t *key, *val, *gen;
-  uint32_t cap, used, cur;
-} u32map;
-
-static int map_init(u32map *m, uint32_t expected) {
-  uint32_t cap = 64;
-  while (cap < expected * 2 + 2) cap *= 2;
-  m->key = calloc(cap, sizeof *m->key);
-  m->val = calloc(cap, sizeof *m->val);
-  m->gen = calloc(cap, sizeof *m->gen);
-  m->cap = cap;
-  m->used = 0;
-  m->cur = 1;
-  return m->key && m->val && m->gen;
-}
-
-static void map_free(u32map *m) {
-  free(m->key);
-  free(m->val);
-  free(m->gen);
-}
-
-static void map_reset(u32map *m) {
-  m->cur++;
-  m->used = 0;
-}
-
-static uint32_t map_hash(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
-/* Returns the slot of key (found or free). The map never fills: it is sized
- * for twice the most keys it can get. */
-static uint32_t map_slot(const u32map *m, uint32_t key) {
-  uint32_t i = map_hash(key) & (m->cap - 1);
-  while (m->gen[i] == m->cur && m->key[i] != key) i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-static uint32_t map_get(const u32map *m, uint32_t key) {
-  uint32_t i = map_slot(m, key);
-  return m->gen[i] == m->cur ? m->val[i] : NO_INDEX;
-}
-
-static void map_put(u32map *m, uint32_t key, uint32_t val) {
-  uint32_t i = map_slot(m, key);
-  if (m->gen[i] != m->cur) m->used++;
-  m->gen[i] = m->cur;
-  m->key[i] = key;
-  m->val[i] = val;
+  t->retained_bytes = wt_ring_bytes(&f->samples) + wt_ring_bytes(&f->events);
 }
 
 /* ---- the string table --------------------------------------------------------- */
@@ -259,8 +126,7 @@ static void map_put(u32map *m, uint32_t key, uint32_t val) {
 typedef struct strtab {
   char **str; /* copies, freed with the table */
   uint32_t count, cap;
-  uint32_t *slots; /* open addressing: index + 1 */
-  uint32_t nslots;
+  wt_u32map index; /* string index + 1 by hash */
 } strtab;
 
 static uint32_t str_hash(const char *s) {
@@ -270,23 +136,22 @@ static uint32_t str_hash(const char *s) {
 }
 
 static int strtab_grow(strtab *t) {
-  uint32_t nslots = t->nslots ? t->nslots * 2 : 1024;
-  uint32_t *slots = calloc(nslots, sizeof *slots);
+  uint32_t nslots = t->index.cap ? t->index.cap * 2 : 1024;
+  wt_u32map index;
+  if (!wt_u32map_init(&index, nslots, 0)) return 0;
   char **str = realloc(t->str, (size_t)(nslots / 2) * sizeof *str);
-  if (!slots || !str) {
-    free(slots);
-    if (str) t->str = str;
+  if (!str) {
+    wt_u32map_free(&index);
     return 0;
   }
   t->str = str;
   for (uint32_t i = 0; i < t->count; i++) {
-    uint32_t j = str_hash(str[i]) & (nslots - 1);
-    while (slots[j]) j = (j + 1) & (nslots - 1);
-    slots[j] = i + 1;
+    uint32_t j = wt_u32map_first(&index, str_hash(str[i]));
+    while (wt_u32map_get(&index, j)) j = wt_u32map_next(&index, j);
+    wt_u32map_set(&index, j, i + 1);
   }
-  free(t->slots);
-  t->slots = slots;
-  t->nslots = nslots;
+  wt_u32map_free(&t->index);
+  t->index = index;
   t->cap = nslots / 2;
   return 1;
 }
@@ -294,55 +159,50 @@ static int strtab_grow(strtab *t) {
 /* Index of s in the table, added if new; NO_INDEX if out of memory. */
 static uint32_t strtab_index(strtab *t, const char *s) {
   if (t->count + 1 > t->cap && !strtab_grow(t)) return NO_INDEX;
-  uint32_t j = str_hash(s) & (t->nslots - 1);
-  while (t->slots[j]) {
-    if (strcmp(t->str[t->slots[j] - 1], s) == 0) return t->slots[j] - 1;
-    j = (j + 1) & (t->nslots - 1);
-  }
+  uint32_t j = wt_u32map_first(&t->index, str_hash(s)), v;
+  for (; (v = wt_u32map_get(&t->index, j)) != 0; j = wt_u32map_next(&t->index, j))
+    if (strcmp(t->str[v - 1], s) == 0) return v - 1;
   char *copy = strdup(s);
   if (!copy) return NO_INDEX;
   t->str[t->count] = copy;
-  t->slots[j] = ++t->count;
+  wt_u32map_set(&t->index, j, ++t->count);
   return t->count - 1;
 }
 
 static void strtab_free(strtab *t) {
   for (uint32_t i = 0; i < t->count; i++) free(t->str[i]);
   free(t->str);
-  free(t->slots);
+  wt_u32map_free(&t->index);
 }
 
 /* ---- writing ------------------------------------------------------------------- */
 
-/* Everything the final write needs besides the session. */
+/* Everything the final write needs besides the view. */
 typedef struct ff_writer {
-  wt_session *s;
-  ff_state *f;
+  const wt_encode_view *v;
+  const ff_state *f;
   wt_json *j;
   strtab strings;
-  uint32_t *order;      /* retained sample positions grouped by thread, time order */
+  uint32_t *order;      /* retained samples' storage positions grouped by thread, time order */
   uint32_t first[WT_MAX_THREADS + 1]; /* order[first[t] .. first[t+1]) belong to thread t */
   uint32_t *ev_order;   /* retained event positions sorted by (thread, time) */
   uint32_t *stack_of;   /* node id -> stack index + 1 in its thread (0: none yet) */
   uint32_t *stack_frame, *stack_prefix; /* this thread's stack table */
-  uint32_t *frame_func, *frame_cat;     /* this thread's frame table */
+  uint32_t *frame_id, *frame_func, *frame_cat; /* this thread's frame table */
   uint32_t *func_name;                  /* this thread's func table */
   uint32_t nstacks, nframes, nfuncs;
-  u32map frame_of;  /* frame id -> frame index (per thread) */
-  u32map func_of;   /* name string index -> func index (per thread) */
+  wt_u32map frame_of; /* frame index + 1 by frame id (per thread) */
+  wt_u32map func_of;  /* func index + 1 by name string index (per thread) */
   uint8_t marker_cat[WT_MAX_CATEGORY_NAMES]; /* wasmtrace category -> profile category, 0: unused */
   uint32_t ncats;
   int oom;
 } ff_writer;
 
-static double rel_ms(const wt_session *s, double us) { return (us - s->start_us) / 1000.0; }
-
-static void write_ms(ff_writer *w, double us) { wt_json_double3(w->j, rel_ms(w->s, us)); }
+static void write_ms(ff_writer *w, double us) { wt_json_double3(w->j, (us - w->v->start_us) / 1000.0); }
 
 /* The string index of a frame's (or event's) name; NO_INDEX sets oom. */
 static uint32_t name_index(ff_writer *w, uint32_t frame) {
-  char tmp[64];
-  uint32_t i = strtab_index(&w->strings, wt_session_frame_name(frame, tmp, sizeof tmp));
+  uint32_t i = strtab_index(&w->strings, wt_encode_frame_name(frame));
   if (i == NO_INDEX) w->oom = 1;
   return i;
 }
@@ -353,44 +213,50 @@ static uint32_t frame_category(uint32_t frame) {
   return (frame & WT_FRAME_SCOPE_BIT) ? CAT_SCOPE : CAT_WASM;
 }
 
+/* The frame index of frame id `frame` in the current thread, created (with
+ * its func) if new. */
+static uint32_t frame_for(ff_writer *w, uint32_t frame) {
+  uint32_t i = wt_u32map_first(&w->frame_of, wt_u32map_hash(frame)), fi;
+  while ((fi = wt_u32map_get(&w->frame_of, i)) != 0 && w->frame_id[fi - 1] != frame)
+    i = wt_u32map_next(&w->frame_of, i);
+  if (fi) return fi - 1;
+  uint32_t name = name_index(w, frame);
+  if (name == NO_INDEX) return NO_INDEX;
+  uint32_t k = wt_u32map_first(&w->func_of, wt_u32map_hash(name)), fn;
+  while ((fn = wt_u32map_get(&w->func_of, k)) != 0 && w->func_name[fn - 1] != name)
+    k = wt_u32map_next(&w->func_of, k);
+  if (!fn) {
+    w->func_name[w->nfuncs++] = name;
+    wt_u32map_set(&w->func_of, k, fn = w->nfuncs);
+  }
+  w->frame_id[w->nframes] = frame;
+  w->frame_func[w->nframes] = fn - 1;
+  w->frame_cat[w->nframes] = frame_category(frame);
+  wt_u32map_set(&w->frame_of, i, ++w->nframes);
+  return w->nframes - 1;
+}
+
+static int has_stack(const void *ctx, uint32_t node) { return ((const ff_writer *)ctx)->stack_of[node] != 0; }
+
 /* The stack index of node `id` in the current thread, creating it and its
  * missing ancestors; NO_INDEX for the thread's root (an empty stack). */
 static uint32_t stack_for(ff_writer *w, uint32_t id) {
-  const wt_node *nodes = w->s->nodes;
-  uint32_t chain[WT_MAX_DEPTH + 8];
-  int n = 0;
-  while (id && !w->stack_of[id] && nodes[id - 1].frame != WT_NODE_ROOT &&
-         n < (int)(sizeof chain / sizeof chain[0])) {
-    chain[n++] = id;
-    id = nodes[id - 1].parent;
-  }
-  uint32_t prefix = (id && w->stack_of[id]) ? w->stack_of[id] - 1 : NO_INDEX;
-  while (n--) {
-    uint32_t node = chain[n], frame = nodes[node - 1].frame;
-    uint32_t fi = map_get(&w->frame_of, frame);
-    if (fi == NO_INDEX) {
-      uint32_t name = name_index(w, frame);
-      if (name == NO_INDEX) return NO_INDEX;
-      uint32_t fn = map_get(&w->func_of, name);
-      if (fn == NO_INDEX) {
-        fn = w->nfuncs++;
-        w->func_name[fn] = name;
-        map_put(&w->func_of, name, fn);
-      }
-      fi = w->nframes++;
-      w->frame_func[fi] = fn;
-      w->frame_cat[fi] = frame_category(frame);
-      map_put(&w->frame_of, frame, fi);
-    }
-    uint32_t si = w->nstacks++;
-    w->stack_frame[si] = fi;
-    w->stack_prefix[si] = prefix;
-    w->stack_of[node] = si + 1;
-    prefix = si;
+  uint32_t buf[WT_NODE_CHAIN_MAX], above;
+  int n;
+  const uint32_t *chain = wt_node_chain(w->v, id, 1, has_stack, w, buf, &n, &above);
+  uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : NO_INDEX;
+  for (int i = 0; i < n; i++) {
+    uint32_t fi = frame_for(w, w->v->nodes[chain[i] - 1].frame);
+    if (fi == NO_INDEX) return NO_INDEX;
+    w->stack_frame[w->nstacks] = fi;
+    w->stack_prefix[w->nstacks] = prefix;
+    w->stack_of[chain[i]] = ++w->nstacks;
+    prefix = w->nstacks - 1;
   }
   return prefix;
 }
 
+/* A JSON array's members: n values (NO_INDEX as null) or n copies of lit. */
 static void write_u32_list(ff_writer *w, const uint32_t *v, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     if (i) wt_json_lit(w->j, ",");
@@ -399,12 +265,13 @@ static void write_u32_list(ff_writer *w, const uint32_t *v, uint32_t n) {
   }
 }
 
-/* "key":[lit,lit,...] with n copies of lit. */
-static void write_repeat(ff_writer *w, const char *key, const char *lit, uint32_t n) {
+/* "key":[...] of a table column: n values, or n copies of lit. */
+static void write_column(ff_writer *w, const char *key, const uint32_t *v, const char *lit, uint32_t n) {
   wt_json_lit(w->j, ",\"");
   wt_json_lit(w->j, key);
   wt_json_lit(w->j, "\":[");
-  for (uint32_t i = 0; i < n; i++) {
+  if (v) write_u32_list(w, v, n);
+  for (uint32_t i = 0; !v && i < n; i++) {
     if (i) wt_json_lit(w->j, ",");
     wt_json_lit(w->j, lit);
   }
@@ -416,16 +283,10 @@ static void write_repeat(ff_writer *w, const char *key, const char *lit, uint32_
 static const ff_state *sort_state;
 static int cmp_event_index(const void *pa, const void *pb) {
   uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-  const ff_state *f = sort_state;
-  const wt_event_rec *ra = &f->ev[(f->ev_head + a) % f->ev_cap];
-  const wt_event_rec *rb = &f->ev[(f->ev_head + b) % f->ev_cap];
+  const wt_event_rec *ra = event_at(sort_state, a), *rb = event_at(sort_state, b);
   if (ra->thread != rb->thread) return ra->thread < rb->thread ? -1 : 1;
   if (ra->ts_us != rb->ts_us) return ra->ts_us < rb->ts_us ? -1 : 1;
   return a < b ? -1 : a > b;
-}
-
-static const wt_event_rec *event_at(const ff_state *f, uint32_t i) {
-  return &f->ev[(f->ev_head + i) % f->ev_cap];
 }
 
 /* The profile category of a marker of wasmtrace category `cat`. */
@@ -438,10 +299,10 @@ static void write_markers(ff_writer *w, uint16_t slot) {
   wt_json *j = w->j;
   const ff_state *f = w->f;
   /* This thread's scopes and instants, in begin-time order. */
-  uint32_t lo = 0, hi = (uint32_t)f->ev_count;
+  uint32_t lo = 0, hi = (uint32_t)f->events.count;
   while (lo < hi && event_at(f, w->ev_order[lo])->thread < slot) lo++;
   hi = lo;
-  while (hi < f->ev_count && event_at(f, w->ev_order[hi])->thread == slot) hi++;
+  while (hi < f->events.count && event_at(f, w->ev_order[hi])->thread == slot) hi++;
   uint32_t n = 0;
   for (uint32_t i = lo; i < hi; i++)
     if (WT_REC_KIND(event_at(f, w->ev_order[i])->kind) != WT_REC_COUNTER) n++;
@@ -485,38 +346,34 @@ static void write_markers(ff_writer *w, uint16_t slot) {
     wt_json_lit(j, "]");
   }
   wt_json_lit(j, "}");
-  atomic_fetch_add_explicit(&w->s->events_written, n, memory_order_relaxed);
 }
 
 static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
-  wt_session *s = w->s;
+  const wt_encode_view *v = w->v;
+  const wt_session_thread *st = &v->threads[slot];
   wt_json *j = w->j;
-  char name[WT_THREAD_NAME_MAX];
-  wt_thread *t = wt_registry_get(slot);
-  if (t) wt_registry_thread_name(t, name);
-  else snprintf(name, sizeof name, "thread %u", (unsigned)slot);
 
   /* Build this thread's tables from its samples. */
   w->nstacks = w->nframes = w->nfuncs = 0;
-  map_reset(&w->frame_of);
-  map_reset(&w->func_of);
+  wt_u32map_reset(&w->frame_of);
+  wt_u32map_reset(&w->func_of);
   uint32_t lo = w->first[slot], hi = w->first[slot + 1];
-  for (uint32_t i = lo; i < hi; i++) stack_for(w, w->f->node[w->order[i]]);
+  for (uint32_t i = lo; i < hi; i++) stack_for(w, sample_node(w->f, w->order[i]));
 
   if (!*first_thread) wt_json_lit(j, ",");
   *first_thread = 0;
   wt_json_lit(j, "\n{\"name\":");
-  wt_json_string(j, name);
+  wt_json_string(j, st->name);
   wt_json_lit(j, ",\"isMainThread\":");
-  wt_json_lit(j, t && t->is_main ? "true" : "false");
+  wt_json_lit(j, st->is_main ? "true" : "false");
   wt_json_lit(j, ",\"processType\":\"default\",\"processName\":");
   char pname[WT_NAME_MAX + 32];
-  snprintf(pname, sizeof pname, "wasmtrace: %s", s->config.name);
+  snprintf(pname, sizeof pname, "wasmtrace: %s", v->config->name);
   wt_json_string(j, pname);
   wt_json_lit(j, ",\"processStartupTime\":0,\"processShutdownTime\":");
-  write_ms(w, s->stop_us > s->start_us ? s->stop_us : s->start_us);
+  write_ms(w, v->stop_us > v->start_us ? v->stop_us : v->start_us);
   wt_json_lit(j, ",\"registerTime\":");
-  write_ms(w, hi > lo ? w->f->ts[w->order[lo]] : s->start_us); /* its first kept sample */
+  write_ms(w, hi > lo ? sample_ts(w->f, w->order[lo]) : v->start_us); /* its first kept sample */
   wt_json_lit(j, ",\"unregisterTime\":null,\"pausedRanges\":[],\"showMarkersInTimeline\":true,"
                  "\"pid\":\"1\",\"tid\":\"");
   wt_json_u64(j, slot + 1u);
@@ -525,47 +382,36 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, ",\"weightType\":\"samples\",\"weight\":null,\"stack\":[");
   for (uint32_t i = lo; i < hi; i++) {
     if (i > lo) wt_json_lit(j, ",");
-    uint32_t node = w->f->node[w->order[i]];
-    uint32_t si = node && w->stack_of[node] ? w->stack_of[node] - 1 : NO_INDEX;
-    if (si == NO_INDEX) wt_json_lit(j, "null");
-    else wt_json_u64(j, si);
+    uint32_t node = sample_node(w->f, w->order[i]);
+    if (node && w->stack_of[node]) wt_json_u64(j, w->stack_of[node] - 1);
+    else wt_json_lit(j, "null");
   }
   wt_json_lit(j, "],\"time\":[");
   for (uint32_t i = lo; i < hi; i++) {
     if (i > lo) wt_json_lit(j, ",");
-    write_ms(w, w->f->ts[w->order[i]]);
+    write_ms(w, sample_ts(w->f, w->order[i]));
   }
   wt_json_lit(j, "]},\n\"stackTable\":{\"length\":");
   wt_json_u64(j, w->nstacks);
-  wt_json_lit(j, ",\"frame\":[");
-  write_u32_list(w, w->stack_frame, w->nstacks);
-  wt_json_lit(j, "],\"prefix\":[");
-  write_u32_list(w, w->stack_prefix, w->nstacks);
-  wt_json_lit(j, "]},\n\"frameTable\":{\"length\":");
+  write_column(w, "frame", w->stack_frame, NULL, w->nstacks);
+  write_column(w, "prefix", w->stack_prefix, NULL, w->nstacks);
+  wt_json_lit(j, "},\n\"frameTable\":{\"length\":");
   wt_json_u64(j, w->nframes);
-  wt_json_lit(j, ",\"func\":[");
-  write_u32_list(w, w->frame_func, w->nframes);
-  wt_json_lit(j, "],\"category\":[");
-  write_u32_list(w, w->frame_cat, w->nframes);
-  wt_json_lit(j, "]");
-  write_repeat(w, "subcategory", "0", w->nframes);
-  write_repeat(w, "address", "-1", w->nframes);
-  write_repeat(w, "inlineDepth", "0", w->nframes);
-  write_repeat(w, "nativeSymbol", "null", w->nframes);
-  write_repeat(w, "innerWindowID", "0", w->nframes);
-  write_repeat(w, "line", "null", w->nframes);
-  write_repeat(w, "column", "null", w->nframes);
+  write_column(w, "func", w->frame_func, NULL, w->nframes);
+  write_column(w, "category", w->frame_cat, NULL, w->nframes);
+  static const char *const frame_cols[][2] = {{"subcategory", "0"}, {"address", "-1"}, {"inlineDepth", "0"},
+                                              {"nativeSymbol", "null"}, {"innerWindowID", "0"},
+                                              {"line", "null"}, {"column", "null"}};
+  for (size_t c = 0; c < sizeof frame_cols / sizeof frame_cols[0]; c++)
+    write_column(w, frame_cols[c][0], NULL, frame_cols[c][1], w->nframes);
   wt_json_lit(j, "},\n\"funcTable\":{\"length\":");
   wt_json_u64(j, w->nfuncs);
-  wt_json_lit(j, ",\"name\":[");
-  write_u32_list(w, w->func_name, w->nfuncs);
-  wt_json_lit(j, "]");
-  write_repeat(w, "isJS", "false", w->nfuncs);
-  write_repeat(w, "relevantForJS", "false", w->nfuncs);
-  write_repeat(w, "resource", "-1", w->nfuncs);
-  write_repeat(w, "fileName", "null", w->nfuncs);
-  write_repeat(w, "lineNumber", "null", w->nfuncs);
-  write_repeat(w, "columnNumber", "null", w->nfuncs);
+  write_column(w, "name", w->func_name, NULL, w->nfuncs);
+  static const char *const func_cols[][2] = {{"isJS", "false"}, {"relevantForJS", "false"},
+                                             {"resource", "-1"}, {"fileName", "null"},
+                                             {"lineNumber", "null"}, {"columnNumber", "null"}};
+  for (size_t c = 0; c < sizeof func_cols / sizeof func_cols[0]; c++)
+    write_column(w, func_cols[c][0], NULL, func_cols[c][1], w->nfuncs);
   wt_json_lit(j, "},\n\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
                  "\"nativeSymbols\":{\"length\":0,\"libIndex\":[],\"address\":[],\"name\":[],"
                  "\"functionSize\":[]},\n");
@@ -578,8 +424,8 @@ static void write_counters(ff_writer *w) {
   wt_json *j = w->j;
   const ff_state *f = w->f;
   /* Counters by name, in order of first appearance, each in time order. */
-  uint32_t *ids = malloc((f->ev_count + 1) * sizeof *ids);
-  uint32_t *idx = malloc((f->ev_count + 1) * sizeof *idx);
+  uint32_t *ids = malloc((f->events.count + 1) * sizeof *ids);
+  uint32_t *idx = malloc((f->events.count + 1) * sizeof *idx);
   if (!ids || !idx) {
     w->oom = 1;
     free(ids);
@@ -587,7 +433,7 @@ static void write_counters(ff_writer *w) {
     return;
   }
   uint32_t nids = 0;
-  for (uint32_t i = 0; i < f->ev_count; i++) {
+  for (uint32_t i = 0; i < f->events.count; i++) {
     const wt_event_rec *r = event_at(f, i);
     if (WT_REC_KIND(r->kind) != WT_REC_COUNTER) continue;
     uint32_t k = 0;
@@ -596,7 +442,7 @@ static void write_counters(ff_writer *w) {
   }
   for (uint32_t k = 0; k < nids; k++) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < f->ev_count; i++) {
+    for (uint32_t i = 0; i < f->events.count; i++) {
       const wt_event_rec *r = event_at(f, i);
       if (WT_REC_KIND(r->kind) == WT_REC_COUNTER && r->id == ids[k]) idx[n++] = i;
     }
@@ -609,8 +455,7 @@ static void write_counters(ff_writer *w) {
       }
       idx[b] = v;
     }
-    char tmp[64];
-    const char *name = wt_session_frame_name(ids[k], tmp, sizeof tmp);
+    const char *name = wt_encode_frame_name(ids[k]);
     int memory = strstr(name, "bytes") != NULL;
     const wt_event_rec *r0 = event_at(f, idx[0]);
     wt_json_lit(j, k ? ",\n{\"name\":" : "\n{\"name\":");
@@ -640,7 +485,6 @@ static void write_counters(ff_writer *w) {
       prev = v;
     }
     wt_json_lit(j, "]}}");
-    atomic_fetch_add_explicit(&w->s->events_written, n, memory_order_relaxed);
   }
   free(ids);
   free(idx);
@@ -648,10 +492,10 @@ static void write_counters(ff_writer *w) {
 
 static const char *const palette[] = {"green", "orange", "purple", "lightblue", "brown", "magenta", "red"};
 
-static void write_meta(ff_writer *w) {
-  wt_session *s = w->s;
+static void write_meta(ff_writer *w, wt_encode_tally *t) {
+  const wt_encode_view *v = w->v;
   wt_json *j = w->j;
-  const wt_session_config *c = &s->config;
+  const wt_session_config *c = v->config;
   wt_json_lit(j, "{\"meta\":{\"version\":24,\"preprocessedProfileVersion\":");
   wt_json_u64(j, PROCESSED_VERSION);
   wt_json_lit(j, ",\"product\":");
@@ -670,8 +514,8 @@ static void write_meta(ff_writer *w) {
                  "{\"name\":\"WebAssembly\",\"color\":\"blue\",\"subcategories\":[\"Other\"]},"
                  "{\"name\":\"Scope\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]}");
   /* One category per wasmtrace category that names a marker. */
-  for (size_t i = 0; i < w->f->ev_count; i++) {
-    const wt_event_rec *r = event_at(w->f, (uint32_t)i);
+  for (size_t i = 0; i < w->f->events.count; i++) {
+    const wt_event_rec *r = event_at(w->f, i);
     if (WT_REC_KIND(r->kind) == WT_REC_COUNTER || r->cat >= WT_MAX_CATEGORY_NAMES || w->marker_cat[r->cat])
       continue;
     w->marker_cat[r->cat] = (uint8_t)w->ncats;
@@ -689,21 +533,22 @@ static void write_meta(ff_writer *w) {
                  "\"fields\":[{\"key\":\"category\",\"label\":\"Category\",\"format\":\"string\"},"
                  "{\"key\":\"unfinished\",\"label\":\"Unfinished\",\"format\":\"string\"}]}],\n");
 
-  uint64_t taken = atomic_load(&s->samples_taken), written = atomic_load(&s->samples_written);
-  uint64_t torn = atomic_load(&s->samples_torn), full = atomic_load(&s->samples_dropped_full);
-  uint64_t ev_dropped = atomic_load(&s->events_dropped);
+  /* The meta comes before the markers and counters it counts: every
+   * retained event is written below. */
+  t->events_written += w->f->events.count;
+  const wt_stats_rec *r = &v->stats;
   /* What the profile info panel shows. */
   struct {
     const char *label;
     uint64_t value;
-  } rows[] = {{"Samples taken", taken},
-              {"Samples written", written},
-              {"Samples dropped: buffer full", full},
-              {"Samples dropped: stack changed during every copy", torn},
-              {"Events dropped", ev_dropped},
-              {"Sampler ticks missed", atomic_load(&s->ticks_missed)},
-              {"Threads not registered (limit reached)", wt_registry_threads_dropped()},
-              {"Buffer high water (bytes)", atomic_load(&s->high_water)}};
+  } rows[] = {{"Samples taken", r->samples_taken},
+              {"Samples written", r->samples_written + v->nsamples - t->samples_dropped},
+              {"Samples dropped: buffer full", r->samples_full + t->samples_dropped},
+              {"Samples dropped: stack changed during every copy", r->samples_torn},
+              {"Events dropped", r->events_dropped + t->events_dropped},
+              {"Sampler ticks missed", r->ticks_missed},
+              {"Threads not registered (limit reached)", r->threads_dropped},
+              {"Buffer high water (bytes)", r->high_water}};
   wt_json_lit(j, "\"extra\":[{\"label\":\"wasmtrace " WT_VERSION_STRING "\",\"entries\":[");
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     wt_json_lit(j, i ? ",{\"label\":" : "{\"label\":");
@@ -712,87 +557,69 @@ static void write_meta(ff_writer *w) {
     wt_json_u64(j, rows[i].value);
     wt_json_lit(j, "}");
   }
-  wt_json_lit(j, "]}],\n\"wasmtrace\":{\"version\":\"" WT_VERSION_STRING "\",\"session\":");
-  wt_json_string(j, c->name);
-  wt_json_lit(j, ",\"format\":\"firefox\",\"intervalUs\":");
-  wt_json_u64(j, c->interval_us);
+  wt_json_lit(j, "]}],\n\"wasmtrace\":{");
+  wt_encode_write_session(v, j);
   wt_json_lit(j, ",");
-  /* The meta comes before the markers and counters it counts: every
-   * buffered event is written below, so count them in advance here. */
-  uint64_t pending = w->f->ev_count;
-  atomic_fetch_add_explicit(&s->events_written, pending, memory_order_relaxed);
-  wt_session_write_stats(s, j);
-  atomic_fetch_sub_explicit(&s->events_written, pending, memory_order_relaxed);
+  wt_encode_write_stats(v, t, j);
   wt_json_lit(j, "}},\n\"libs\":[],\"pages\":[],\"profilerOverhead\":[],\n");
 }
 
-static int writer_init(ff_writer *w, wt_session *s, ff_state *f) {
+static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f, wt_json *j) {
   memset(w, 0, sizeof *w);
-  w->s = s;
+  w->v = v;
   w->f = f;
-  w->j = &s->json;
+  w->j = j;
   w->ncats = FIXED_CATEGORIES;
-  uint32_t nodes = s->node_count;
-  w->order = malloc((f->count + 1) * sizeof *w->order);
-  w->ev_order = malloc((f->ev_count + 1) * sizeof *w->ev_order);
-  w->stack_of = calloc((size_t)nodes + 1, sizeof *w->stack_of);
-  w->stack_frame = malloc(((size_t)nodes + 1) * sizeof(uint32_t));
-  w->stack_prefix = malloc(((size_t)nodes + 1) * sizeof(uint32_t));
-  w->frame_func = malloc(((size_t)nodes + 1) * sizeof(uint32_t));
-  w->frame_cat = malloc(((size_t)nodes + 1) * sizeof(uint32_t));
-  w->func_name = malloc(((size_t)nodes + 1) * sizeof(uint32_t));
-  if (!w->order || !w->ev_order || !w->stack_of || !w->stack_frame || !w->stack_prefix ||
-      !w->frame_func || !w->frame_cat || !w->func_name || !map_init(&w->frame_of, nodes) ||
-      !map_init(&w->func_of, nodes))
+  size_t nodes = (size_t)v->node_count + 1, nsamples = f->samples.count, nevents = f->events.count;
+  w->order = malloc((nsamples + 1) * sizeof *w->order);
+  w->ev_order = malloc((nevents + 1) * sizeof *w->ev_order);
+  w->stack_of = calloc(nodes, sizeof *w->stack_of);
+  uint32_t **tables[] = {&w->stack_frame, &w->stack_prefix, &w->frame_id, &w->frame_func, &w->frame_cat,
+                         &w->func_name};
+  int ok = w->order && w->ev_order && w->stack_of;
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) ok &= (*tables[i] = malloc(nodes * sizeof(uint32_t))) != NULL;
+  if (!ok || !wt_u32map_init(&w->frame_of, 2 * (uint32_t)nodes, 1) ||
+      !wt_u32map_init(&w->func_of, 2 * (uint32_t)nodes, 1))
     return 0;
   /* Samples grouped by thread (counting sort keeps each thread's order). */
-  memset(w->first, 0, sizeof w->first);
-  for (size_t i = 0; i < f->count; i++) {
-    uint32_t node = f->node[(f->head + i) % f->cap];
-    uint16_t t = node ? s->nodes[node - 1].thread : 0;
-    w->first[t + 1]++;
+  for (size_t i = 0; i < nsamples; i++) {
+    uint32_t node = sample_node(f, (uint32_t)((f->samples.head + i) % f->samples.cap));
+    w->first[(node ? v->nodes[node - 1].thread : 0) + 1]++;
   }
   for (int t = 0; t < WT_MAX_THREADS; t++) w->first[t + 1] += w->first[t];
   uint32_t pos[WT_MAX_THREADS];
   memcpy(pos, w->first, sizeof pos);
-  for (size_t i = 0; i < f->count; i++) {
-    uint32_t at = (uint32_t)((f->head + i) % f->cap);
-    uint32_t node = f->node[at];
-    w->order[pos[node ? s->nodes[node - 1].thread : 0]++] = at;
+  for (size_t i = 0; i < nsamples; i++) {
+    uint32_t at = (uint32_t)((f->samples.head + i) % f->samples.cap);
+    uint32_t node = sample_node(f, at);
+    w->order[pos[node ? v->nodes[node - 1].thread : 0]++] = at;
   }
-  for (uint32_t i = 0; i < f->ev_count; i++) w->ev_order[i] = i;
+  for (uint32_t i = 0; i < nevents; i++) w->ev_order[i] = i;
   sort_state = f;
-  qsort(w->ev_order, f->ev_count, sizeof *w->ev_order, cmp_event_index);
+  qsort(w->ev_order, nevents, sizeof *w->ev_order, cmp_event_index);
   return 1;
 }
 
 static void writer_free(ff_writer *w) {
-  free(w->order);
-  free(w->ev_order);
-  free(w->stack_of);
-  free(w->stack_frame);
-  free(w->stack_prefix);
-  free(w->frame_func);
-  free(w->frame_cat);
-  free(w->func_name);
-  map_free(&w->frame_of);
-  map_free(&w->func_of);
+  void *p[] = {w->order, w->ev_order, w->stack_of, w->stack_frame, w->stack_prefix,
+               w->frame_id, w->frame_func, w->frame_cat, w->func_name};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+  wt_u32map_free(&w->frame_of);
+  wt_u32map_free(&w->func_of);
   strtab_free(&w->strings);
 }
 
-static wt_status write_profile(wt_session *s, ff_state *f) {
+static wt_status write_profile(const wt_encode_view *v, const ff_state *f, wt_json *j, wt_encode_tally *t) {
   ff_writer w;
-  if (!writer_init(&w, s, f)) {
+  if (!writer_init(&w, v, f, j)) {
     writer_free(&w);
     return WT_ERR_NO_MEMORY;
   }
-  wt_json *j = w.j;
-  write_meta(&w);
+  write_meta(&w, t);
   wt_json_lit(j, "\"threads\":[");
   int first = 1;
-  uint32_t nthreads = wt_registry_count();
-  for (uint32_t slot = 0; slot < nthreads && slot < WT_MAX_THREADS; slot++)
-    if (s->threads[slot].seen) write_thread(&w, (uint16_t)slot, &first);
+  for (uint32_t slot = 0; slot < v->nthreads; slot++)
+    if (v->threads[slot].seen) write_thread(&w, (uint16_t)slot, &first);
   wt_json_lit(j, "],\n\"counters\":[");
   write_counters(&w);
   /* The string table last: every table above has added to it. */
@@ -807,30 +634,27 @@ static wt_status write_profile(wt_session *s, ff_state *f) {
   return oom ? WT_ERR_NO_MEMORY : WT_OK;
 }
 
-static wt_status ff_step(wt_session *s, size_t max_samples, int final) {
-  ff_state *f = state_get(s);
-  if (!f) return WT_ERR_NO_MEMORY;
-  const wt_event_rec *r;
-  for (size_t n = 0; (final || n < max_samples) && (r = wt_session_next_event(s)) != NULL; n++)
-    retain_event(s, f, r);
-  f->dropped_in_batch = 0;
-  wt_session_take_samples(s, final ? s->sample_count : max_samples, retain_samples);
-  if (f->dropped_in_batch) {
-    /* take_samples counted them as written: they were dropped here. */
-    atomic_fetch_sub_explicit(&s->samples_written, f->dropped_in_batch, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->samples_dropped_full, f->dropped_in_batch, memory_order_relaxed);
+static wt_status ff_step(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t) {
+  ff_state *f = *state;
+  if (!f) {
+    if (!(f = *state = calloc(1, sizeof *f))) return WT_ERR_NO_MEMORY;
+    wt_ring_init(&f->samples, SAMPLE_ENTRY);
+    wt_ring_init(&f->events, sizeof(wt_event_rec));
+    f->epoch_ms = wt_encoder_firefox_epoch_ms_for_testing >= 0
+                      ? wt_encoder_firefox_epoch_ms_for_testing
+                      : session_epoch_ms(v->start_us, wt_platform_now_us());
   }
-  note_memory(s, f);
-  if (!final) return WT_OK;
-
-  wt_status st = write_profile(s, f);
-  s->header_written = 1;
-  s->footer_written = 1;
-  wt_status fl = wt_json_flush(&s->json);
-  atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
-  if (st != WT_OK) return st;
-  if (fl != WT_OK) return fl;
-  return wt_sink_close(s->encoder_sink);
+  retain_batch(f, v, t);
+  return v->final ? write_profile(v, f, j, t) : WT_OK;
 }
 
-const wt_encoder wt_encoder_firefox = {"firefox", ff_step, ff_free};
+static void ff_free(void *state) {
+  ff_state *f = state;
+  if (!f) return;
+  wt_ring_free(&f->samples);
+  wt_ring_free(&f->events);
+  free(f);
+}
+
+const wt_encoder wt_encoder_firefox = {.name = "firefox", .retain_samples_pct = 75, .retain_events_pct = 75,
+                                       .step = ff_step, .free = ff_free};

@@ -15,70 +15,51 @@
  * that are not valid UTF-8 become U+FFFD, and an empty name becomes
  * "(unnamed)". Spaces are kept: readers take the count after the last one.
  *
- * The last line is a comment with the session's stats (drops and why),
- * "# wasmtrace ...". It ends with ')' rather than a number, so readers that
- * skip lines without a trailing count (speedscope, flamegraph.pl, inferno)
- * ignore it. Scopes appear as frames of the stacks; instants and counters
- * have no place in this format and are counted in that comment only.
+ * The last line is a comment holding one JSON object, the machine-readable
+ * record the other formats carry too:
+ *
+ *   # wasmtrace {"version":...,"format":"folded",...,"stats":{...}}
+ *
+ * with the members of chrome's "wasmtrace_session" metadata, and "stats"
+ * with those of its "wasmtrace_stats" plus "eventsNotRepresentable" (the
+ * instants and counters, which have no place in this format). It ends with
+ * '}' rather than a number, so readers that skip lines without a trailing
+ * count (speedscope, flamegraph.pl, inferno) ignore it. Scopes appear as
+ * frames of the stacks.
  *
  * Memory: one sample count per call-tree node (4 bytes a node), kept until
- * the end. The first step gives a fifth of the session's node share to these
- * counts (the node table keeps four fifths), so nodes and counts together
- * stay inside it. */
+ * the end, declared to the session as bytes per node: the session's node
+ * share covers nodes and counts together. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "encoder.h"
 
 typedef struct fd_state {
   uint32_t *counts; /* node id -> samples */
   uint32_t cap;     /* entries of counts */
   uint64_t events_skipped;
-  int oom;
 } fd_state;
 
-static fd_state *state_get(wt_session *s) {
-  if (s->encoder_state) return s->encoder_state;
-  fd_state *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
-  /* Nodes cost sizeof(wt_node) plus two hash slots; a count adds 4 bytes. */
-  size_t node_bytes = sizeof(wt_node) + 2 * sizeof(uint32_t);
-  s->budget_nodes = s->budget_nodes * node_bytes / (node_bytes + sizeof(uint32_t));
-  s->encoder_state = f;
-  return f;
-}
-
-static void fd_free(wt_session *s) {
-  fd_state *f = s->encoder_state;
-  if (!f) return;
-  free(f->counts);
+static void fd_free(void *state) {
+  fd_state *f = state;
+  if (f) free(f->counts);
   free(f);
-  s->encoder_state = NULL;
 }
 
-static void note_memory(wt_session *s, const fd_state *f) {
-  size_t m = wt_session_memory(s) + (size_t)f->cap * sizeof(uint32_t);
-  if (m > atomic_load_explicit(&s->high_water, memory_order_relaxed))
-    atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
-}
-
-static void count_samples(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n) {
-  (void)slot;
-  fd_state *f = s->encoder_state;
-  if (f->cap <= s->node_count) {
-    uint32_t cap = f->cap ? f->cap : 1024;
-    while (cap <= s->node_count) cap *= 2;
-    uint32_t *counts = realloc(f->counts, (size_t)cap * sizeof *counts);
-    if (!counts) {
-      f->oom = 1;
-      return;
-    }
-    memset(counts + f->cap, 0, (size_t)(cap - f->cap) * sizeof *counts);
-    f->counts = counts;
-    f->cap = cap;
-  }
-  for (size_t i = 0; i < n; i++) f->counts[s->samples[idx[i]].node]++;
+/* Covers node ids up to v->node_count with counts. */
+static int cover_nodes(fd_state *f, const wt_encode_view *v, wt_encode_tally *t) {
+  if (f->cap > v->node_count) return 1;
+  uint32_t cap = f->cap ? f->cap : 1024;
+  while (cap <= v->node_count) cap *= 2;
+  uint32_t *counts = realloc(f->counts, (size_t)cap * sizeof *counts);
+  if (!counts) return 0;
+  memset(counts + f->cap, 0, (size_t)(cap - f->cap) * sizeof *counts);
+  f->counts = counts;
+  f->cap = cap;
+  t->retained_bytes = (size_t)cap * sizeof *counts;
+  return 1;
 }
 
 /* Appends a name with the rewriting rules of the header comment. */
@@ -112,84 +93,53 @@ static void write_name(wt_json *out, const char *name) {
   if (run) wt_json_raw(out, (const char *)p + n - run, run);
 }
 
-/* Writes the line of node `id` (a stack of thread `thread_name`). */
-static void write_line(wt_session *s, const char *thread_name, uint32_t id, uint32_t count) {
-  wt_json *j = &s->json;
-  uint32_t chain[WT_MAX_DEPTH + 8];
-  int n = 0;
-  for (uint32_t at = id; at && n < (int)(sizeof chain / sizeof chain[0]); at = s->nodes[at - 1].parent)
-    if (s->nodes[at - 1].frame != WT_NODE_ROOT) chain[n++] = at;
-  write_name(j, thread_name);
-  while (n--) {
-    char tmp[64];
-    wt_json_raw(j, ";", 1);
-    write_name(j, wt_session_frame_name(s->nodes[chain[n] - 1].frame, tmp, sizeof tmp));
-  }
+static void write_count(wt_json *j, uint32_t count) {
   char num[16];
   int len = snprintf(num, sizeof num, " %u\n", (unsigned)count);
   wt_json_raw(j, num, (size_t)len);
 }
 
-static void write_all(wt_session *s, fd_state *f) {
-  wt_json *j = &s->json;
-  uint32_t nthreads = wt_registry_count();
-  uint64_t lines = 0;
-  for (uint32_t slot = 0; slot < nthreads && slot < WT_MAX_THREADS; slot++) {
-    if (!s->threads[slot].root) continue; /* never sampled */
-    char name[WT_THREAD_NAME_MAX];
-    wt_thread *t = wt_registry_get(slot);
-    if (t) wt_registry_thread_name(t, name);
-    else snprintf(name, sizeof name, "thread %u", (unsigned)slot);
-    for (uint32_t id = 1; id <= s->node_count && id < f->cap; id++) {
-      if (!f->counts[id] || s->nodes[id - 1].thread != slot) continue;
-      if (s->nodes[id - 1].frame == WT_NODE_ROOT) {
-        /* Samples of a thread whose call tree was full before it had a
-         * node: they show as the thread alone. */
-        write_name(j, name);
-        char num[16];
-        int len = snprintf(num, sizeof num, " %u\n", (unsigned)f->counts[id]);
-        wt_json_raw(j, num, (size_t)len);
-      } else {
-        write_line(s, name, id, f->counts[id]);
-      }
-      lines++;
+/* Writes the line of node `id`: its thread's name, then its frames. A
+ * thread's root node (samples of a thread whose call tree was full before
+ * it had a node) shows as the thread alone. */
+static void write_line(const wt_encode_view *v, wt_json *j, uint32_t id, uint32_t count) {
+  uint32_t buf[WT_NODE_CHAIN_MAX];
+  int n;
+  const uint32_t *chain = wt_node_chain(v, id, 1, NULL, NULL, buf, &n, NULL);
+  write_name(j, v->threads[v->nodes[id - 1].thread].name);
+  for (int i = 0; i < n; i++) {
+    wt_json_raw(j, ";", 1);
+    write_name(j, wt_encode_frame_name(v->nodes[chain[i] - 1].frame));
+  }
+  write_count(j, count);
+}
+
+static void write_all(const wt_encode_view *v, fd_state *f, wt_json *j, wt_encode_tally *t) {
+  for (uint32_t slot = 0; slot < v->nthreads; slot++) {
+    if (!v->threads[slot].root) continue; /* never sampled */
+    for (uint32_t id = 1; id <= v->node_count && id < f->cap; id++) {
+      if (!f->counts[id] || v->nodes[id - 1].thread != slot) continue;
+      write_line(v, j, id, f->counts[id]);
     }
   }
-  uint64_t torn = atomic_load(&s->samples_torn), full = atomic_load(&s->samples_dropped_full);
-  char stats[512];
-  snprintf(stats, sizeof stats,
-           "# wasmtrace " WT_VERSION_STRING " folded: %llu stacks; samples taken %llu, written %llu, "
-           "dropped %llu (buffer full %llu, stack changed during every copy %llu); sampler ticks "
-           "missed %llu; threads not registered %llu; events not representable here %llu, "
-           "dropped %llu; interval %u us (session ",
-           (unsigned long long)lines, (unsigned long long)atomic_load(&s->samples_taken),
-           (unsigned long long)atomic_load(&s->samples_written),
-           (unsigned long long)(torn + full), (unsigned long long)full, (unsigned long long)torn,
-           (unsigned long long)atomic_load(&s->ticks_missed),
-           (unsigned long long)wt_registry_threads_dropped(),
-           (unsigned long long)f->events_skipped,
-           (unsigned long long)atomic_load(&s->events_dropped), (unsigned)s->config.interval_us);
-  wt_json_lit(j, stats);
-  write_name(j, s->config.name);
-  wt_json_lit(j, ")\n");
+  wt_json_lit(j, "# wasmtrace {");
+  wt_encode_write_session(v, j);
+  wt_json_lit(j, ",\"stats\":{");
+  wt_encode_write_stats(v, t, j);
+  wt_json_lit(j, ",\"eventsNotRepresentable\":");
+  wt_json_u64(j, f->events_skipped);
+  wt_json_lit(j, "}}\n");
 }
 
-static wt_status fd_step(wt_session *s, size_t max_samples, int final) {
-  fd_state *f = state_get(s);
-  if (!f) return WT_ERR_NO_MEMORY;
-  for (size_t n = 0; (final || n < max_samples) && wt_session_next_event(s); n++) f->events_skipped++;
-  wt_session_take_samples(s, final ? s->sample_count : max_samples, count_samples);
-  if (f->oom) return WT_ERR_NO_MEMORY;
-  note_memory(s, f);
-  if (!final) return WT_OK;
-
-  write_all(s, f);
-  s->header_written = 1;
-  s->footer_written = 1;
-  wt_status st = wt_json_flush(&s->json);
-  atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
-  if (st != WT_OK) return st;
-  return wt_sink_close(s->encoder_sink);
+static wt_status fd_step(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t) {
+  if (!*state) *state = calloc(1, sizeof(fd_state));
+  fd_state *f = *state;
+  if (!f || !cover_nodes(f, v, t)) return WT_ERR_NO_MEMORY;
+  f->events_skipped += v->nevents;
+  for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node]++;
+  if (v->final) write_all(v, f, j, t);
+  return WT_OK;
 }
 
-const wt_encoder wt_encoder_folded = {"folded", fd_step, fd_free};
+const wt_encoder wt_encoder_folded = {
+    .name = "folded", .bytes_per_node = sizeof(uint32_t), .step = fd_step, .free = fd_free};

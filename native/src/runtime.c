@@ -113,11 +113,20 @@ wt_session *wt_session_get(int id) {
   return wt_rt.sessions[id];
 }
 
+/* What sessions read of the runtime (session.c does not see wt_rt). */
+static void worker_times(double *created_us, double *started_us, uint64_t *busy_us) {
+  *created_us = wt_rt.worker_created_us;
+  *started_us = atomic_load_explicit(&wt_rt.worker_started_us, memory_order_relaxed);
+  *busy_us = atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
+}
+static const wt_session_host session_host = {wt_runtime_update_categories, worker_times};
+
 /* Adds a session in state STARTING (valid config) or FAILED (error). */
 static wt_status add_session(const wt_session_config *config, const char *error, int *out_id) {
   wt_session *s = calloc(1, sizeof *s);
   if (!s) return WT_ERR_NO_MEMORY;
   s->config = *config;
+  s->host = &session_host;
   s->start_us = wt_platform_now_us();
   pthread_mutex_lock(&wt_rt.mutex);
   int id = atomic_load_explicit(&wt_rt.session_count, memory_order_relaxed);

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "platform.h"
-#include "runtime.h"
 #include "symbols.h"
 
 /* How a session's memory limit is split between its buffers. Fixed
@@ -38,12 +37,13 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
   char line[WT_ERROR_MAX + 80];
   snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
   wt_platform_log_error(line);
-  wt_runtime_update_categories(); /* app threads stop writing its events */
+  /* App threads stop writing its events. */
+  if (s->host && s->host->categories_changed) s->host->categories_changed();
 }
 
 size_t wt_session_memory(wt_session *s) {
-  return s->sample_cap * SAMPLE_BYTES + s->event_cap * sizeof(wt_event_rec) +
-         s->node_cap * NODE_BYTES + (size_t)wt_outq_in_flight(&s->out);
+  return s->samples.cap * SAMPLE_BYTES + wt_ring_bytes(&s->events) + s->node_cap * NODE_BYTES +
+         s->encoder_retained + (size_t)wt_outq_in_flight(&s->out);
 }
 
 void wt_session_note_memory(wt_session *s) {
@@ -52,32 +52,78 @@ void wt_session_note_memory(wt_session *s) {
     atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
 }
 
+static const wt_encoder *encoder_for(wt_format format) {
+  switch (format) {
+    case WT_FORMAT_CHROME: return &wt_encoder_chrome;
+    case WT_FORMAT_FIREFOX: return &wt_encoder_firefox;
+    case WT_FORMAT_FOLDED: return &wt_encoder_folded;
+    default: return NULL;
+  }
+}
+
+/* Splits the memory limit between the buffers, and gives the encoder the
+ * part of them it declared it keeps: a share of the pending samples and
+ * events (at least 16 entries stay pending) and bytes per call-tree node. */
 static void set_budgets(wt_session *s) {
+  if (!s->samples.elem) wt_ring_init(&s->samples, sizeof(wt_sample));
+  if (!s->events.elem) wt_ring_init(&s->events, sizeof(wt_event_rec));
   size_t limit = (size_t)s->config.max_buffer_kb * 1024;
   s->budget_samples = limit / 100 * SHARE_SAMPLES / SAMPLE_BYTES;
   s->budget_events = limit / 100 * SHARE_EVENTS / sizeof(wt_event_rec);
   s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
   s->budget_out = limit / 100 * SHARE_OUT;
+  s->retain_sample_bytes = s->retain_event_bytes = 0;
+  const wt_encoder *e = encoder_for(s->config.format);
+  if (!e) return;
+  if (e->retain_samples_pct) {
+    size_t keep = s->budget_samples * (100 - e->retain_samples_pct) / 100;
+    s->retain_sample_bytes = (s->budget_samples - keep) * SAMPLE_BYTES;
+    s->budget_samples = keep > 16 ? keep : 16;
+  }
+  if (e->retain_events_pct) {
+    size_t keep = s->budget_events * (100 - e->retain_events_pct) / 100;
+    s->retain_event_bytes = (s->budget_events - keep) * sizeof(wt_event_rec);
+    s->budget_events = keep > 16 ? keep : 16;
+  }
+  if (e->bytes_per_node)
+    s->budget_nodes = s->budget_nodes * NODE_BYTES / (NODE_BYTES + e->bytes_per_node);
 }
 
-static int make_room(wt_session *s, void **buf, size_t elem, size_t *head, size_t *count,
-                     size_t *cap, size_t budget, int *evicted);
+/* Makes room for one entry in a pending ring; counts a dropped entry. */
+static int make_room(wt_session *s, wt_ring *r, size_t budget, _Atomic uint64_t *dropped) {
+  switch (wt_ring_make_room(r, budget, INITIAL_ENTRIES, s->config.when_full == WT_FULL_RING)) {
+    case WT_RING_GREW: wt_session_note_memory(s); return 1;
+    case WT_RING_FREE: return 1;
+    case WT_RING_EVICTED: break;
+    case WT_RING_REFUSED:
+      if (dropped) atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
+      return 0;
+  }
+  if (dropped) atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
+  return 1;
+}
+
 static int grow_nodes(wt_session *s);
+
+/* The batch scratch follows the sample ring's capacity. */
+static void grow_sort_tmp(wt_session *s) {
+  if (s->sort_tmp && s->sort_cap >= s->samples.cap) return;
+  uint32_t *tmp = realloc(s->sort_tmp, s->samples.cap * sizeof *tmp);
+  if (!tmp) return;
+  s->sort_tmp = tmp;
+  s->sort_cap = s->samples.cap;
+}
 
 wt_status wt_session_prealloc(wt_session *s) {
   set_budgets(s);
   if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
-  int evicted;
   /* One entry of room in each ring grows it to its first capacity. */
-  if (!make_room(s, (void **)&s->samples, sizeof(wt_sample), &s->sample_head, &s->sample_count,
-                 &s->sample_cap, s->budget_samples, &evicted) ||
-      !make_room(s, (void **)&s->events, sizeof(wt_event_rec), &s->event_head, &s->event_count,
-                 &s->event_cap, s->budget_events, &evicted))
+  if (!make_room(s, &s->samples, s->budget_samples, NULL) ||
+      !make_room(s, &s->events, s->budget_events, NULL))
     return WT_ERR_NO_MEMORY;
-  s->sort_tmp = malloc(s->sample_cap * sizeof *s->sort_tmp);
+  grow_sort_tmp(s);
   if (!s->sort_tmp) return WT_ERR_NO_MEMORY;
-  s->last_sort_cap = s->sample_cap;
   if (!s->node_cap && !grow_nodes(s)) return WT_ERR_NO_MEMORY;
   return WT_OK;
 }
@@ -92,16 +138,15 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
    * grid point just passed, so the first sample is taken at once. */
   double interval = s->config.interval_us;
   s->next_sample_us = floor(now_us / interval) * interval;
-  s->worker_busy_at_start = atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
+  s->worker_busy_at_start = 0;
+  if (s->host && s->host->worker_times) {
+    double created, started;
+    s->host->worker_times(&created, &started, &s->worker_busy_at_start);
+  }
   if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
-  switch (s->config.format) {
-    case WT_FORMAT_CHROME: s->encoder = &wt_encoder_chrome; break;
-    case WT_FORMAT_FIREFOX: s->encoder = &wt_encoder_firefox; break;
-    case WT_FORMAT_FOLDED: s->encoder = &wt_encoder_folded; break;
-    default: return WT_ERR_UNSUPPORTED;
-  }
-  return WT_OK;
+  s->encoder = encoder_for(s->config.format);
+  return s->encoder ? WT_OK : WT_ERR_UNSUPPORTED;
 }
 
 wt_status wt_session_setup_output(wt_session *s) {
@@ -132,22 +177,20 @@ wt_status wt_session_setup(wt_session *s, double now_us) {
 }
 
 void wt_session_free_buffers(wt_session *s) {
-  free(s->samples);
-  if (s->encoder && s->encoder->free) s->encoder->free(s);
-  free(s->events);
+  if (s->encoder && s->encoder->free) s->encoder->free(s->encoder_state);
+  s->encoder_state = NULL;
+  s->encoder_retained = 0;
+  wt_ring_free(&s->samples);
+  wt_ring_free(&s->events);
+  wt_u32map_free(&s->node_index);
   free(s->nodes);
-  free(s->node_hash);
   free(s->sort_tmp);
   free(s->threads);
   s->threads = NULL;
-  s->samples = NULL;
-  s->events = NULL;
   s->nodes = NULL;
-  s->node_hash = NULL;
   s->sort_tmp = NULL;
-  s->sample_cap = s->event_cap = 0;
+  s->sort_cap = 0;
   s->node_cap = s->node_count = 0;
-  s->sample_count = s->event_count = 0;
   if (s->gzip) {
     wt_gzip_sink_free(s->gzip);
     free(s->gzip);
@@ -155,59 +198,13 @@ void wt_session_free_buffers(wt_session *s) {
   }
 }
 
-/* Grows a ring buffer (head/count/cap) to new_cap, keeping order. */
-static int grow_ring(void **buf, size_t elem, size_t *head, size_t count, size_t *cap,
-                     size_t new_cap) {
-  unsigned char *fresh = malloc(new_cap * elem);
-  if (!fresh) return 0;
-  unsigned char *old = *buf;
-  for (size_t i = 0; i < count; i++)
-    memcpy(fresh + i * elem, old + ((*head + i) % *cap) * elem, elem);
-  free(old);
-  *buf = fresh;
-  *head = 0;
-  *cap = new_cap;
-  return 1;
-}
+static uint32_t node_hash(const wt_node *n) { return wt_u32map_hash3(n->thread, n->parent, n->frame); }
 
-/* Makes room for one more entry: grows up to the budget, then applies the
- * session's full policy. Returns 1 if an entry may be appended, 0 if the new
- * entry must be dropped. *evicted is set when the oldest entry was dropped. */
-static int make_room(wt_session *s, void **buf, size_t elem, size_t *head, size_t *count,
-                     size_t *cap, size_t budget, int *evicted) {
-  *evicted = 0;
-  if (*count < *cap) return 1;
-  if (*cap < budget) {
-    size_t new_cap = *cap ? *cap * 2 : INITIAL_ENTRIES;
-    if (new_cap > budget) new_cap = budget;
-    if (grow_ring(buf, elem, head, *count, cap, new_cap)) {
-      wt_session_note_memory(s);
-      return 1;
-    }
-  }
-  if (s->config.when_full == WT_FULL_RING && *cap > 0) {
-    *head = (*head + 1) % *cap;
-    (*count)--;
-    *evicted = 1;
-    return 1;
-  }
-  return 0;
-}
-
-static uint32_t hash3(uint32_t a, uint32_t b, uint32_t c) {
-  uint64_t x = ((uint64_t)a << 32 | b) ^ ((uint64_t)c * 0x9e3779b97f4a7c15ULL);
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 29;
-  return (uint32_t)x;
-}
-
-static void hash_insert(wt_session *s, uint32_t id) {
-  const wt_node *n = &s->nodes[id - 1];
-  uint32_t mask = 2 * s->node_cap - 1;
-  uint32_t i = hash3(n->thread, n->parent, n->frame) & mask;
-  while (s->node_hash[i]) i = (i + 1) & mask;
-  s->node_hash[i] = id;
+static void index_node(wt_session *s, uint32_t id) {
+  wt_u32map *m = &s->node_index;
+  uint32_t i = wt_u32map_first(m, node_hash(&s->nodes[id - 1]));
+  while (wt_u32map_get(m, i)) i = wt_u32map_next(m, i);
+  wt_u32map_set(m, i, id);
 }
 
 static int grow_nodes(wt_session *s) {
@@ -224,12 +221,12 @@ static int grow_nodes(wt_session *s) {
   wt_node *nodes = realloc(s->nodes, new_cap * sizeof *nodes);
   if (!nodes) return 0;
   s->nodes = nodes;
-  uint32_t *hash = calloc(2 * (size_t)new_cap, sizeof *hash);
-  if (!hash) return 0;
-  free(s->node_hash);
-  s->node_hash = hash;
+  wt_u32map index;
+  if (!wt_u32map_init(&index, 2 * new_cap, 0)) return 0;
+  wt_u32map_free(&s->node_index);
+  s->node_index = index;
   s->node_cap = new_cap;
-  for (uint32_t id = 1; id <= s->node_count; id++) hash_insert(s, id);
+  for (uint32_t id = 1; id <= s->node_count; id++) index_node(s, id);
   wt_session_note_memory(s);
   return 1;
 }
@@ -237,19 +234,20 @@ static int grow_nodes(wt_session *s) {
 /* The node for (thread, parent, frame), created if needed; 0 if the table
  * is full. */
 static uint32_t node_get(wt_session *s, uint16_t thread, uint32_t parent, uint32_t frame) {
+  const wt_node key = {.parent = parent, .frame = frame, .thread = thread};
   if (s->node_cap) {
-    uint32_t mask = 2 * s->node_cap - 1;
-    for (uint32_t i = hash3(thread, parent, frame) & mask;; i = (i + 1) & mask) {
-      uint32_t id = s->node_hash[i];
-      if (!id) break;
+    const wt_u32map *m = &s->node_index;
+    uint32_t id;
+    for (uint32_t i = wt_u32map_first(m, node_hash(&key)); (id = wt_u32map_get(m, i)) != 0;
+         i = wt_u32map_next(m, i)) {
       const wt_node *n = &s->nodes[id - 1];
       if (n->parent == parent && n->frame == frame && n->thread == thread) return id;
     }
   }
   if (s->node_count == s->node_cap && !grow_nodes(s)) return 0;
   uint32_t id = ++s->node_count;
-  s->nodes[id - 1] = (wt_node){.parent = parent, .frame = frame, .thread = thread};
-  hash_insert(s, id);
+  s->nodes[id - 1] = key;
+  index_node(s, id);
   return id;
 }
 
@@ -266,20 +264,8 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
                               double ts_us) {
   atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
   wt_session_thread *st = see_thread(s, slot);
-  int evicted;
-  if (!make_room(s, (void **)&s->samples, sizeof(wt_sample), &s->sample_head,
-                 &s->sample_count, &s->sample_cap, s->budget_samples, &evicted)) {
-    atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
-    return;
-  }
-  if (evicted) atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
-  if (!s->sort_tmp || s->sample_cap > s->last_sort_cap) {
-    uint32_t *tmp = realloc(s->sort_tmp, s->sample_cap * sizeof *tmp);
-    if (tmp) {
-      s->sort_tmp = tmp;
-      s->last_sort_cap = s->sample_cap;
-    }
-  }
+  if (!make_room(s, &s->samples, s->budget_samples, &s->samples_dropped_full)) return;
+  grow_sort_tmp(s);
   if (!st->root) {
     st->root = node_get(s, slot, 0, WT_NODE_ROOT);
     st->first_us = ts_us;
@@ -307,9 +293,7 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     return;
   }
   st->last_us = ts_us;
-  wt_sample *dst = &s->samples[(s->sample_head + s->sample_count) % s->sample_cap];
-  *dst = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot};
-  s->sample_count++;
+  *(wt_sample *)wt_ring_push(&s->samples) = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot};
 }
 
 void wt_session_record_torn(wt_session *s) {
@@ -319,15 +303,8 @@ void wt_session_record_torn(wt_session *s) {
 
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec) {
   if (rec->thread != WT_PROCESS_THREAD) see_thread(s, rec->thread);
-  int evicted;
-  if (!make_room(s, (void **)&s->events, sizeof(wt_event_rec), &s->event_head, &s->event_count,
-                 &s->event_cap, s->budget_events, &evicted)) {
-    atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
-    return;
-  }
-  if (evicted) atomic_fetch_add_explicit(&s->events_dropped, 1, memory_order_relaxed);
-  s->events[(s->event_head + s->event_count) % s->event_cap] = *rec;
-  s->event_count++;
+  if (!make_room(s, &s->events, s->budget_events, &s->events_dropped)) return;
+  *(wt_event_rec *)wt_ring_push(&s->events) = *rec;
 }
 
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch) {
@@ -341,40 +318,85 @@ size_t wt_session_encode_quota(wt_session *s, size_t max_batch) {
   return quota < max_batch ? quota : max_batch;
 }
 
-const wt_event_rec *wt_session_next_event(wt_session *s) {
-  if (!s->event_count) return NULL;
-  const wt_event_rec *r = &s->events[s->event_head];
-  s->event_head = (s->event_head + 1) % s->event_cap;
-  s->event_count--;
-  return r;
-}
-
-void wt_session_take_samples(wt_session *s, size_t k,
-                             void (*fn)(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n)) {
-  if (k > s->sample_count) k = s->sample_count;
-  if (k > s->last_sort_cap) k = s->last_sort_cap; /* scratch could not grow */
-  if (!k) return;
-  /* Counting sort of the batch by thread, keeping time order. */
-  uint32_t counts[WT_MAX_THREADS + 1];
-  memset(counts, 0, sizeof counts);
-  for (size_t i = 0; i < k; i++) counts[s->samples[(s->sample_head + i) % s->sample_cap].thread + 1]++;
-  for (int t = 0; t < WT_MAX_THREADS; t++) counts[t + 1] += counts[t];
+/* Sorts the k oldest pending samples by thread (counting sort, keeping
+ * time order): order[] gets ring positions, group[t] where thread t starts. */
+static size_t sort_batch(wt_session *s, size_t k, uint32_t group[WT_MAX_THREADS + 1]) {
+  if (k > s->samples.count) k = s->samples.count;
+  if (k > s->sort_cap) k = s->sort_cap; /* scratch could not grow */
+  memset(group, 0, (WT_MAX_THREADS + 1) * sizeof *group);
+  const wt_sample *base = (const wt_sample *)s->samples.data;
+  size_t head = s->samples.head, cap = s->samples.cap;
+  for (size_t i = 0; i < k; i++) group[base[(head + i) % cap].thread + 1]++;
+  for (int t = 0; t < WT_MAX_THREADS; t++) group[t + 1] += group[t];
   uint32_t pos[WT_MAX_THREADS];
-  memcpy(pos, counts, sizeof pos);
+  memcpy(pos, group, sizeof pos);
   for (size_t i = 0; i < k; i++) {
-    uint32_t at = (uint32_t)((s->sample_head + i) % s->sample_cap);
-    s->sort_tmp[pos[s->samples[at].thread]++] = at;
+    uint32_t at = (uint32_t)((head + i) % cap);
+    s->sort_tmp[pos[base[at].thread]++] = at;
   }
-  for (int t = 0; t < WT_MAX_THREADS; t++) {
-    uint32_t n = counts[t + 1] - counts[t];
-    if (n) fn(s, (uint16_t)t, s->sort_tmp + counts[t], n);
-  }
-  s->sample_head = (s->sample_head + k) % s->sample_cap;
-  s->sample_count -= k;
-  atomic_fetch_add_explicit(&s->samples_written, k, memory_order_relaxed);
+  return k;
 }
 
-const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {
+/* The threads' names as they are now, for the encoder's view. */
+static uint32_t snapshot_threads(wt_session *s) {
+  uint32_t n = wt_registry_count();
+  if (n > WT_MAX_THREADS) n = WT_MAX_THREADS;
+  for (uint32_t slot = 0; slot < n; slot++) {
+    wt_session_thread *st = &s->threads[slot];
+    if (!st->seen) continue;
+    wt_thread *t = wt_registry_get(slot);
+    if (t) wt_registry_thread_name(t, st->name);
+    else snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
+    st->is_main = t && t->is_main;
+  }
+  return n;
+}
+
+wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
+  if (s->footer_written) return WT_OK;
+  if (!s->encoder || !s->encoder_sink || !s->threads) return WT_ERR_INVALID_ARG;
+  uint32_t group[WT_MAX_THREADS + 1];
+  wt_encode_view v = {
+      .config = &s->config,
+      .start_us = s->start_us,
+      .stop_us = s->stop_us,
+      .final = final,
+      .nodes = s->nodes,
+      .node_count = s->node_count,
+      .threads = s->threads,
+      .nthreads = snapshot_threads(s),
+      .samples = (const wt_sample *)s->samples.data,
+      .order = s->sort_tmp,
+      .group = group,
+      .events = &s->events,
+      .retain_sample_bytes = s->retain_sample_bytes,
+      .retain_event_bytes = s->retain_event_bytes,
+  };
+  v.nsamples = sort_batch(s, final ? s->samples.count : max_batch, group);
+  v.nevents = final || s->events.count < max_batch ? s->events.count : max_batch;
+  wt_session_stats_snapshot(s, &v.stats);
+
+  wt_encode_tally t = {.retained_bytes = s->encoder_retained};
+  wt_status st = s->encoder->step(&s->encoder_state, &v, &s->json, &t);
+
+  /* The batch is consumed whatever happened: this session alone counts it. */
+  wt_ring_drop(&s->samples, v.nsamples);
+  wt_ring_drop(&s->events, v.nevents);
+  uint64_t dropped = t.samples_dropped < v.nsamples ? t.samples_dropped : v.nsamples;
+  atomic_fetch_add_explicit(&s->samples_written, v.nsamples - dropped, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->samples_dropped_full, dropped, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->events_written, t.events_written, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->events_dropped, t.events_dropped, memory_order_relaxed);
+  s->encoder_retained = t.retained_bytes;
+  if (st == WT_OK) st = wt_json_flush(&s->json);
+  wt_session_note_memory(s);
+  if (st != WT_OK || !final) return st;
+  atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
+  s->footer_written = 1;
+  return wt_sink_close(s->encoder_sink);
+}
+
+const char *wt_encode_frame_name(uint32_t frame) {
   switch (frame) {
     case WT_NODE_ROOT: return "(root)";
     case WT_NODE_IDLE: return "(idle)";
@@ -385,9 +407,21 @@ const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t cap) {
     const char *name = wt_registry_scope_name(frame);
     return name ? name : "(unknown scope)";
   }
-  (void)tmp;
-  (void)cap;
   return wt_symbols_function_name(frame);
+}
+
+const uint32_t *wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_root,
+                              int (*stop)(const void *ctx, uint32_t node), const void *ctx,
+                              uint32_t buf[WT_NODE_CHAIN_MAX], int *n, uint32_t *above) {
+  uint32_t *at = buf + WT_NODE_CHAIN_MAX;
+  while (id && at > buf && !(stop && stop(ctx, id)) &&
+         !(skip_root && v->nodes[id - 1].frame == WT_NODE_ROOT)) {
+    *--at = id;
+    id = v->nodes[id - 1].parent;
+  }
+  *n = (int)(buf + WT_NODE_CHAIN_MAX - at);
+  if (above) *above = id;
+  return at;
 }
 
 uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct) {
@@ -416,15 +450,71 @@ wt_status wt_session_flush_point(wt_session *s, double now_us) {
 }
 
 uint64_t wt_session_worker_busy_us(const wt_session *s) {
-  return atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed) - s->worker_busy_at_start;
+  double created, started;
+  uint64_t busy = 0;
+  if (s->host && s->host->worker_times) s->host->worker_times(&created, &started, &busy);
+  return busy - s->worker_busy_at_start;
 }
 
-void wt_session_write_stats(wt_session *s, wt_json *j) {
-  uint64_t torn = atomic_load(&s->samples_torn), full = atomic_load(&s->samples_dropped_full);
+void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
+  *o = (wt_stats_rec){
+      .samples_taken = atomic_load(&s->samples_taken),
+      .samples_written = atomic_load(&s->samples_written),
+      .samples_full = atomic_load(&s->samples_dropped_full),
+      .samples_torn = atomic_load(&s->samples_torn),
+      .events_written = atomic_load(&s->events_written),
+      .events_dropped = atomic_load(&s->events_dropped),
+      .ticks_missed = atomic_load(&s->ticks_missed),
+      .threads_dropped = wt_registry_threads_dropped(),
+      .threads_seen = atomic_load(&s->threads_seen),
+      .high_water = atomic_load(&s->high_water),
+      .lateness_p50 = wt_session_lateness_percentile(s, 50),
+      .lateness_p99 = wt_session_lateness_percentile(s, 99),
+      .lateness_max_us = s->lateness_max_us,
+      .encode_us = s->encode_us,
+  };
+  uint64_t busy = 0;
+  if (s->host && s->host->worker_times)
+    s->host->worker_times(&o->worker_created_us, &o->worker_started_us, &busy);
+  o->worker_busy_us = busy - s->worker_busy_at_start;
+}
+
+void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
+  const wt_session_config *c = v->config;
+  static const char *const formats[] = {"chrome", "firefox", "folded"};
+  wt_json_lit(j, "\"version\":\"" WT_VERSION_STRING "\",\"session\":");
+  wt_json_string(j, c->name);
+  wt_json_lit(j, ",\"format\":");
+  wt_json_string(j, (unsigned)c->format < 3 ? formats[c->format] : "unknown");
+  wt_json_lit(j, ",\"output\":");
+  wt_json_string(j, c->output);
+  wt_json_lit(j, ",\"samplingEnabled\":");
+  wt_json_lit(j, c->sampling ? "true" : "false");
+  wt_json_lit(j, ",\"intervalUs\":");
+  wt_json_u64(j, c->interval_us);
+  wt_json_lit(j, ",\"durationMs\":");
+  wt_json_u64(j, c->duration_ms);
+  wt_json_lit(j, ",\"maxBufferKB\":");
+  wt_json_u64(j, c->max_buffer_kb);
+  wt_json_lit(j, ",\"whenFull\":");
+  wt_json_lit(j, c->when_full == WT_FULL_RING ? "\"ring\"" : "\"stop\"");
+  wt_json_lit(j, ",\"categories\":[");
+  for (int i = 0; i < c->category_count; i++) {
+    if (i) wt_json_lit(j, ",");
+    wt_json_string(j, c->categories[i]);
+  }
+  wt_json_lit(j, "],\"startTimeUs\":");
+  wt_json_double3(j, v->start_us);
+}
+
+void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j) {
+  const wt_stats_rec *r = &v->stats;
+  uint64_t lost = t->samples_dropped < v->nsamples ? t->samples_dropped : v->nsamples;
+  uint64_t torn = r->samples_torn, full = r->samples_full + lost;
   wt_json_lit(j, "\"samplesTaken\":");
-  wt_json_u64(j, atomic_load(&s->samples_taken));
+  wt_json_u64(j, r->samples_taken);
   wt_json_lit(j, ",\"samplesWritten\":");
-  wt_json_u64(j, atomic_load(&s->samples_written));
+  wt_json_u64(j, r->samples_written + v->nsamples - lost);
   wt_json_lit(j, ",\"samplesDropped\":");
   wt_json_u64(j, torn + full);
   wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
@@ -432,33 +522,33 @@ void wt_session_write_stats(wt_session *s, wt_json *j) {
   wt_json_lit(j, ",\"tornStack\":");
   wt_json_u64(j, torn);
   wt_json_lit(j, ",\"events\":");
-  wt_json_u64(j, atomic_load(&s->events_dropped));
+  wt_json_u64(j, r->events_dropped + t->events_dropped);
   wt_json_lit(j, ",\"threadsNotRegistered\":");
-  wt_json_u64(j, wt_registry_threads_dropped());
+  wt_json_u64(j, r->threads_dropped);
   wt_json_lit(j, "},\"eventsWritten\":");
-  wt_json_u64(j, atomic_load(&s->events_written));
+  wt_json_u64(j, r->events_written + t->events_written);
   wt_json_lit(j, ",\"ticksMissed\":");
-  wt_json_u64(j, atomic_load(&s->ticks_missed));
+  wt_json_u64(j, r->ticks_missed);
   wt_json_lit(j, ",\"encodeUs\":");
-  wt_json_double3(j, s->encode_us);
+  wt_json_double3(j, r->encode_us);
   wt_json_lit(j, ",\"workerCreatedUs\":");
-  wt_json_double3(j, wt_rt.worker_created_us);
+  wt_json_double3(j, r->worker_created_us);
   wt_json_lit(j, ",\"workerStartedUs\":");
-  wt_json_double3(j, atomic_load_explicit(&wt_rt.worker_started_us, memory_order_relaxed));
+  wt_json_double3(j, r->worker_started_us);
   wt_json_lit(j, ",\"workerBusyUs\":");
-  wt_json_u64(j, wt_session_worker_busy_us(s));
+  wt_json_u64(j, r->worker_busy_us);
   wt_json_lit(j, ",\"samplerLatenessUs\":{\"p50Below\":");
-  wt_json_u64(j, wt_session_lateness_percentile(s, 50));
+  wt_json_u64(j, r->lateness_p50);
   wt_json_lit(j, ",\"p99Below\":");
-  wt_json_u64(j, wt_session_lateness_percentile(s, 99));
+  wt_json_u64(j, r->lateness_p99);
   wt_json_lit(j, ",\"max\":");
-  wt_json_double3(j, s->lateness_max_us);
+  wt_json_double3(j, r->lateness_max_us);
   wt_json_lit(j, "},\"threads\":");
-  wt_json_u64(j, atomic_load(&s->threads_seen));
+  wt_json_u64(j, r->threads_seen);
   wt_json_lit(j, ",\"startTimeUs\":");
-  wt_json_double3(j, s->start_us);
+  wt_json_double3(j, v->start_us);
   wt_json_lit(j, ",\"stopTimeUs\":");
-  wt_json_double3(j, s->stop_us);
+  wt_json_double3(j, v->stop_us);
   wt_json_lit(j, ",\"bufferHighWaterBytes\":");
-  wt_json_u64(j, atomic_load(&s->high_water));
+  wt_json_u64(j, r->high_water);
 }

@@ -15,74 +15,27 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "encoder.h"
 #include "json.h"
 #include "outq.h"
 #include "registry.h"
+#include "ring.h"
 #include "sink.h"
+#include "u32map.h"
 
 #define WT_MAX_SESSION_IDS 4096
 
-/* A sampled stack as a node of the session's call tree. */
-typedef struct wt_node {
-  uint32_t parent; /* node id, 0 for a thread's root */
-  uint32_t frame;  /* frame id (see registry.h), or a WT_NODE_* pseudo frame */
-  uint16_t thread; /* registry slot */
-  uint8_t emitted; /* already written to the trace */
-  uint8_t pad;
-} wt_node;
-
-#define WT_NODE_ROOT 0xffffffffu      /* "(root)" */
-#define WT_NODE_IDLE 0xfffffffeu      /* "(idle)": empty shadow stack */
-#define WT_NODE_TRUNCATED 0xfffffffdu /* "(truncated)": stack table full */
-
-typedef struct wt_sample {
-  double ts_us;
-  uint32_t node;
-  uint16_t thread;
-  uint16_t pad;
-} wt_sample;
-
-/* Kinds of event records (the high bit of `kind` marks an unfinished scope). */
-enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3 };
-#define WT_REC_UNFINISHED 0x80u
-#define WT_REC_KIND(k) ((k) & 0x7fu)
-#define WT_PROCESS_THREAD 0xffffu /* `thread` of process-wide records */
-
-/* One event waiting to be encoded: 24 bytes, fixed layout. */
-typedef struct wt_event_rec {
-  double ts_us;    /* begin (scope) or time (instant, counter) */
-  double value;    /* end time (scope) or value (counter) */
-  uint32_t id;     /* interned name (registry.h) */
-  uint16_t thread; /* registry slot, or WT_PROCESS_THREAD */
-  uint8_t kind;    /* WT_REC_* | WT_REC_UNFINISHED */
-  uint8_t cat;     /* category index (wt_registry_category_name) */
-} wt_event_rec;
-_Static_assert(sizeof(wt_event_rec) == 24, "wt_event_rec must stay 24 bytes");
-
 typedef struct wt_session wt_session;
 
-/* An output format. step() encodes at most max_samples pending samples and
- * at most max_samples pending events; with `final` it also writes the end of the file and
- * closes the session's sink. free() releases encoder state (may be NULL).
- * Worker only. */
-typedef struct wt_encoder {
-  const char *name;
-  wt_status (*step)(wt_session *s, size_t max_samples, int final);
-  void (*free)(wt_session *s);
-} wt_encoder;
-
-extern const wt_encoder wt_encoder_chrome, wt_encoder_firefox, wt_encoder_folded;
-
-/* What the session knows about one registered thread. */
-typedef struct wt_session_thread {
-  uint32_t root, idle, truncated; /* node ids, 0 until first sample */
-  double first_us, last_us;       /* first and last sample of this thread */
-  double span_lo, span_hi;        /* earliest begin / latest end of its X events (valid if has_span) */
-  uint8_t has_span;
-  double prev_sample_us;          /* for timeDeltas */
-  uint8_t seen, announced, profile_started, pad;
-  char announced_name[WT_THREAD_NAME_MAX];
-} wt_session_thread;
+/* What a session needs from the runtime that owns it, given at creation
+ * (session.c never reads the runtime's globals). Any member may be NULL. */
+typedef struct wt_session_host {
+  /* A session failed: its categories no longer need recording. */
+  void (*categories_changed)(void);
+  /* The worker's clock for the stats record: when it was created and
+   * started (us, session clock), and how long it has been awake in all. */
+  void (*worker_times)(double *created_us, double *started_us, uint64_t *busy_us);
+} wt_session_host;
 
 struct wt_session {
   int id;
@@ -100,6 +53,7 @@ struct wt_session {
   _Atomic uint32_t threads_seen, high_water;
 
   /* --- worker-private --------------------------------------------------- */
+  const wt_session_host *host; /* set at creation */
   double start_us;  /* set at creation, before the worker sees the session */
   double stop_us, next_sample_us, next_counter_us, next_malloc_us;
 #define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
@@ -110,23 +64,24 @@ struct wt_session {
   int out_finished;          /* wt_outq_finish was called */
   double encode_us;          /* time spent in encoder steps */
   double last_encode_us;     /* when the last encoder step ran */
-  uint64_t worker_busy_at_start; /* wt_rt.worker_busy_us when it started */
-  size_t budget_samples, budget_events, budget_nodes, budget_out; /* caps */
-  wt_sample *samples; /* ring: head, count, cap */
-  size_t sample_head, sample_count, sample_cap;
-  wt_event_rec *events; /* ring: head, count, cap */
-  size_t event_head, event_count, event_cap;
+  uint64_t worker_busy_at_start; /* the host's worker busy time when it started */
+  /* Budgets (entries; bytes for out): the memory limit split by set_budgets. */
+  size_t budget_samples, budget_events, budget_nodes, budget_out;
+  size_t retain_sample_bytes, retain_event_bytes; /* the encoder's declared shares */
+  wt_ring samples; /* pending wt_sample */
+  wt_ring events;  /* pending wt_event_rec */
   wt_node *nodes; /* node id n lives at nodes[n - 1] */
   uint32_t node_count, node_cap;
-  uint32_t *node_hash; /* open addressing over node ids; size 2 * node_cap */
-  uint32_t *sort_tmp;  /* batch index scratch, sample_cap entries */
-  size_t last_sort_cap;
+  wt_u32map node_index; /* node ids by (thread, parent, frame); 2 * node_cap slots */
+  uint32_t *sort_tmp;  /* batch index scratch, sort_cap entries */
+  size_t sort_cap;
   wt_session_thread *threads; /* WT_MAX_THREADS entries, allocated at setup */
-  int header_written, footer_written;
+  int footer_written;         /* the final step ran and the sink is closed */
   uint64_t last_flush_bytes;
   double last_flush_us;
   const wt_encoder *encoder;
-  void *encoder_state; /* owned by the encoder (free callback) */
+  void *encoder_state;      /* owned by the encoder (free callback) */
+  size_t encoder_retained;  /* bytes it keeps (its last tally) */
   wt_json json;
   wt_gzip_sink *gzip;    /* allocated while the session records */
   wt_sink *encoder_sink; /* &gzip->base or &out.base */
@@ -161,6 +116,7 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);
+/* Bytes the session's buffers hold now, the encoder's included. */
 size_t wt_session_memory(wt_session *s);
 /* Updates the high-water mark from wt_session_memory. Worker only. */
 void wt_session_note_memory(wt_session *s);
@@ -168,6 +124,12 @@ void wt_session_note_memory(wt_session *s);
  * output budget has left; 0 if the output queue is too full to encode. */
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
+
+/* One encoder step over at most max_batch pending samples and events (all
+ * of them if final): builds the encoder's view, applies its tally to the
+ * counters and the high-water mark, and after the final step flushes and
+ * closes the sink (footer_written). Worker only. */
+wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final);
 
 /* After an encode step: publishes the encoded byte count and, every 64 KiB
  * of encoded output or every second, makes a sync-flush point so that a
@@ -182,18 +144,7 @@ uint64_t wt_session_worker_busy_us(const wt_session *s);
  * sampler's lateness against its deadlines. */
 uint64_t wt_session_lateness_percentile(const wt_session *s, unsigned pct);
 
-/* Writes the session's counters as JSON object members (no braces): the
- * "wasmtrace_stats" record every format carries. Worker only. */
-void wt_session_write_stats(wt_session *s, wt_json *j);
-
-/* Takes the oldest pending event (NULL if none). Encoders only. */
-const wt_event_rec *wt_session_next_event(wt_session *s);
-/* Takes the oldest k pending samples, calling fn for each group of one
- * thread's samples in time order (idx: positions in s->samples). */
-void wt_session_take_samples(wt_session *s, size_t k,
-                             void (*fn)(wt_session *s, uint16_t slot, const uint32_t *idx, size_t n));
-
-/* Node helpers shared by the encoders. */
-const char *wt_session_frame_name(uint32_t frame, char *tmp, size_t tmpcap);
+/* The session's counters now, as the stats record states them. */
+void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *out);
 
 #endif

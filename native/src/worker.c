@@ -199,17 +199,16 @@ static int encode_session(wt_session *s, double now) {
   /* Bounded output: wait for the main thread to write what is queued. */
   size_t quota = wt_session_encode_quota(s, ENCODE_BATCH);
   if (!quota) return 0;
-  int has_data = s->sample_count > 0 || s->event_count > 0;
+  int has_data = s->samples.count > 0 || s->events.count > 0;
   int stale = has_data && now - s->last_encode_us >= ENCODE_AFTER_US;
-  int filling = s->sample_count * 100 >= s->sample_cap * ENCODE_WHEN_FULL_PCT;
+  int filling = s->samples.count * 100 >= s->samples.cap * ENCODE_WHEN_FULL_PCT;
   if (!stopping && !stale && !filling) return 0;
-  int final = stopping && s->sample_count <= quota && s->event_count <= quota;
-  wt_status rc = s->encoder->step(s, quota, final);
+  int final = stopping && s->samples.count <= quota && s->events.count <= quota;
+  /* The session applies the step's tally and closes the sink after the final one. */
+  wt_status rc = wt_session_encode_step(s, quota, final);
   s->last_encode_us = now;
   s->encode_us += wt_platform_now_us() - now;
   if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
-  if (final) atomic_store_explicit(&s->bytes_encoded, s->encoder_sink->bytes_in, memory_order_relaxed);
-  wt_session_note_memory(s);
   if (rc != WT_OK) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
     return 0;

@@ -124,14 +124,13 @@ static void record_fixed_input(wt_session *s) {
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) wt_session_record_event(s, &events[i]);
 }
 
-/* Encodes the fixed input in `format` in two steps (a partial one, then
- * the final one) and returns the bytes the session's output queue got. */
-static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
-  memset(out, 0, sizeof *out);
-  if (!setup_registry()) return 0;
+/* A session set up on the host (no worker) for `format`, with the fixed
+ * input recorded and its stop time set; NULL on failure. */
+static wt_session *fixed_session(wt_format format, int gzip) {
+  if (!setup_registry()) return NULL;
   wt_encoder_firefox_epoch_ms_for_testing = 1767225600000.0; /* 2026-01-01T00:00:00Z */
   wt_session *s = calloc(1, sizeof *s);
-  if (!s) return 0;
+  if (!s) return NULL;
   static const char *const names[] = {"golden-chrome", "golden-firefox", "golden-folded"};
   wt_config_defaults(&s->config, names[format]);
   s->config.format = format;
@@ -139,13 +138,25 @@ static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
   s->config.max_buffer_kb = 1024;
   snprintf(s->config.output, sizeof s->config.output, "/traces/%s", names[format]);
   s->start_us = T0;
-  int ok = wt_session_setup(s, T0) == WT_OK;
-  if (ok) {
-    record_fixed_input(s);
-    s->stop_us = T0 + 4500;
-    ok = s->encoder->step(s, 3, 0) == WT_OK && s->encoder->step(s, 1 << 20, 1) == WT_OK &&
-         s->footer_written;
+  if (wt_session_setup(s, T0) != WT_OK) {
+    wt_session_free_buffers(s);
+    wt_outq_free(&s->out);
+    free(s);
+    return NULL;
   }
+  record_fixed_input(s);
+  s->stop_us = T0 + 4500;
+  return s;
+}
+
+/* Encodes the fixed input in `format` in two steps (a partial one, then
+ * the final one) and returns the bytes the session's output queue got. */
+static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+  memset(out, 0, sizeof *out);
+  wt_session *s = fixed_session(format, gzip);
+  if (!s) return 0;
+  int ok = wt_session_encode_step(s, 3, 0) == WT_OK && wt_session_encode_step(s, 1 << 20, 1) == WT_OK &&
+           s->footer_written;
   /* Everything was queued and the queue closed: collect it. */
   wt_block *b;
   while (ok && (b = wt_outq_pop(&s->out)) != NULL) {
@@ -385,7 +396,7 @@ WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters
     if (line[0] == '#') {
       comments++;
       size_t n = strlen(line);
-      CHECK(n > 0 && line[n - 1] == ')'); /* not taken for a count */
+      CHECK(n > 0 && line[n - 1] == '}'); /* not taken for a count */
       continue;
     }
     char *sp = strrchr(line, ' ');
@@ -403,10 +414,73 @@ WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters
   free(out.data);
 }
 
+WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_FOLDED, 0, &out));
+  const char *line = strstr((const char *)out.data, "\n# wasmtrace {");
+  REQUIRE(line != NULL);
+  line += strlen("\n# wasmtrace ");
+  CHECK(strchr(line, '\n') == line + strlen(line) - 1); /* one line, the last */
+  cJSON *rec = cJSON_Parse(line);
+  REQUIRE(rec != NULL);
+  CHECK_EQ_STR(get(rec, "format")->valuestring, "folded");
+  CHECK_EQ_STR(get(rec, "session")->valuestring, "golden-folded");
+  CHECK_EQ_STR(get(rec, "whenFull")->valuestring, "stop");
+  CHECK_EQ_INT(get(rec, "intervalUs")->valuedouble, 1000);
+  CHECK_EQ_INT(get(rec, "startTimeUs")->valuedouble, T0);
+  const cJSON *stats = get(rec, "stats");
+  CHECK_EQ_INT(get(stats, "samplesTaken")->valuedouble, 10);
+  CHECK_EQ_INT(get(stats, "samplesWritten")->valuedouble, 9);
+  CHECK_EQ_INT(get(get(stats, "dropped"), "tornStack")->valuedouble, 1);
+  CHECK_EQ_INT(get(stats, "eventsNotRepresentable")->valuedouble, 8);
+  CHECK(cJSON_IsNumber(get(stats, "bufferHighWaterBytes")));
+  cJSON_Delete(rec);
+  free(out.data);
+}
+
+/* Samples taken = written + dropped (full, torn) + pending, at any time. */
+static int samples_add_up(wt_session *s) {
+  return atomic_load(&s->samples_taken) == atomic_load(&s->samples_written) +
+                                               atomic_load(&s->samples_dropped_full) +
+                                               atomic_load(&s->samples_torn) + s->samples.count;
+}
+
+WT_TEST(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact) {
+  for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
+    wt_session *s = fixed_session((wt_format)format, 0);
+    REQUIRE(s != NULL);
+    size_t budgets[] = {s->budget_samples, s->budget_events, s->budget_nodes, s->budget_out};
+    CHECK(samples_add_up(s));
+    for (int step = 0; step < 4 && !s->footer_written; step++) {
+      uint64_t events_before = atomic_load(&s->events_written) + atomic_load(&s->events_dropped);
+      size_t pending_events = s->events.count;
+      CHECK_EQ_INT(wt_session_encode_step(s, 2, step == 3), WT_OK);
+      CHECK(samples_add_up(s));
+      /* Folded counts events only in its stats line; the others write them. */
+      uint64_t events_after = atomic_load(&s->events_written) + atomic_load(&s->events_dropped);
+      if (format == WT_FORMAT_CHROME) CHECK_EQ_U64(events_after - events_before, pending_events - s->events.count);
+      CHECK(atomic_load(&s->high_water) >= wt_session_memory(s));
+      size_t now[] = {s->budget_samples, s->budget_events, s->budget_nodes, s->budget_out};
+      CHECK(memcmp(budgets, now, sizeof now) == 0);
+    }
+    CHECK(s->footer_written);
+    CHECK_EQ_INT(s->samples.count, 0);
+    CHECK_EQ_INT(s->events.count, 0);
+    if (format != WT_FORMAT_FOLDED) CHECK_EQ_U64(atomic_load(&s->events_written), 8);
+    wt_block *b;
+    while ((b = wt_outq_pop(&s->out)) != NULL) wt_outq_release(&s->out, b);
+    wt_session_free_buffers(s);
+    wt_outq_free(&s->out);
+    free(s);
+    wt_encoder_firefox_epoch_ms_for_testing = -1;
+  }
+}
+
 WT_TEST(gzip_output_should_inflate_to_the_plain_output) {
-  /* Folded has no memory figures in it, so both runs must agree exactly;
-   * the JSON formats state the buffer high-water mark, which counts the
-   * compressed bytes in flight: they must parse. */
+  /* Folded writes nothing before its final step, whose stats (taken when
+   * the step begins) see no compressed bytes in flight: both runs must
+   * agree exactly. The JSON formats state a high-water mark that counts
+   * the compressed bytes in flight: they must parse. */
   for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
     out_bytes plain, gz, inflated = {0};
     REQUIRE(encode_fixed((wt_format)format, 0, &plain));
@@ -439,6 +513,8 @@ int main(int argc, char **argv) {
       WT_TEST_HOST_ONLY(firefox_profile_should_hold_threads_samples_markers_and_counters, HOST_NAMES),
       WT_TEST_HOST_ONLY(folded_encoder_should_match_its_golden_file, HOST_NAMES),
       WT_TEST_ENTRY(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters),
+      WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
+      WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));

@@ -605,6 +605,49 @@ WT_TEST(session_start_should_return_limit_beyond_sixteen_live_sessions) {
   stop_sessions(ids, WT_MAX_SESSIONS);
 }
 
+/* ---- the session's host: what it reads of the runtime ----------------------- */
+
+static int host_category_calls;
+static void host_categories_changed(void) { host_category_calls++; }
+static void host_worker_times(double *created_us, double *started_us, uint64_t *busy_us) {
+  *created_us = 11;
+  *started_us = 22;
+  *busy_us = 1000 + 333 * (uint64_t)host_category_calls;
+}
+
+WT_TEST(session_should_reach_the_runtime_only_through_its_host) {
+  static const wt_session_host host = {host_categories_changed, host_worker_times};
+  wt_session *s = calloc(1, sizeof *s);
+  REQUIRE(s != NULL);
+  wt_config_defaults(&s->config, "hosted");
+  s->host = &host;
+  host_category_calls = 0;
+  REQUIRE_EQ_INT(wt_session_setup_sampling(s, 5000), WT_OK); /* busy time starts at 1000 */
+  wt_stats_rec rec;
+  wt_session_stats_snapshot(s, &rec);
+  CHECK(rec.worker_created_us == 11 && rec.worker_started_us == 22);
+  CHECK_EQ_U64(rec.worker_busy_us, 0);
+  wt_session_fail(s, "test failure %d", 1);
+  wt_session_fail(s, "a second failure is ignored");
+  CHECK_EQ_INT(host_category_calls, 1);
+  CHECK_EQ_STR(s->error, "test failure 1");
+  CHECK_EQ_U64(wt_session_worker_busy_us(s), 333);
+  wt_session_free_buffers(s);
+  free(s);
+
+  /* Without a host (tests, tools): the same calls, zero times. */
+  s = calloc(1, sizeof *s);
+  REQUIRE(s != NULL);
+  wt_config_defaults(&s->config, "hostless");
+  REQUIRE_EQ_INT(wt_session_setup_sampling(s, 5000), WT_OK);
+  wt_session_fail(s, "no host");
+  wt_session_stats_snapshot(s, &rec);
+  CHECK_EQ_U64(rec.worker_busy_us, 0);
+  CHECK(rec.worker_started_us == 0);
+  wt_session_free_buffers(s);
+  free(s);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st;
   (void)flag;
@@ -628,6 +671,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(session_should_write_plain_json_without_compression),
       WT_TEST_ENTRY(session_should_fail_beyond_sixteen_live_sessions),
       WT_TEST_ENTRY(session_start_should_return_limit_beyond_sixteen_live_sessions),
+      WT_TEST_ENTRY(session_should_reach_the_runtime_only_through_its_host),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   /* Joins the worker and frees every session; then the registry, so that
