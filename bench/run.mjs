@@ -17,9 +17,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../scripts/lib/browser.mjs';
-import { serve } from '../scripts/lib/serve.mjs';
-import { parseTrace } from '../scripts/lib/trace.mjs';
+import { launch } from '../lib/browser.mjs';
+import { serve } from '../lib/serve.mjs';
+import { parseTrace } from '../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');

@@ -1,9 +1,9 @@
 // Types of the wasmtrace Playwright helper (import ... from 'wasmtrace/playwright').
-import type { Profile, TraceFormat } from '../scripts/lib/index.js';
+import type { Profile, TraceFormat } from '../lib/index.js';
 import type { WasmtraceConfig, WasmtraceSessionConfig, WasmtraceSessionState, WasmtraceStats } from './wasmtrace.js';
 
 export type { Profile, TraceFormat };
-export { readProfile } from '../scripts/lib/index.js';
+export { readProfile } from '../lib/index.js';
 
 /** The part of a Playwright Page the helper uses (any Playwright flavour). */
 export interface PageLike {

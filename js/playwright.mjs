@@ -17,7 +17,7 @@
 // event loop for a call to complete: calls that wait say so when it does not.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { functionTable, readProfile, weightOf, weightToMs } from '../scripts/lib/profile.mjs';
+import { functionTable, readProfile, weightOf, weightToMs } from '../lib/profile.mjs';
 
 /** The expression that finds the Emscripten Module object in the page. */
 export const DEFAULT_MODULE = 'globalThis.Module';

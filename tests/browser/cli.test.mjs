@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { readProfile } from '../../scripts/lib/profile.mjs';
+import { readProfile } from '../../lib/profile.mjs';
 import { assertRan } from '../../js/playwright.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

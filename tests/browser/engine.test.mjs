@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../../scripts/lib/browser.mjs';
-import { serve } from '../../scripts/lib/serve.mjs';
-import { analyzeTrace, parseTrace } from '../../scripts/lib/trace.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = join(root, 'build/wasm/tests/engine');

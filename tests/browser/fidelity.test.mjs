@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { recordPage } from '../../scripts/lib/record.mjs';
-import { analyzeTrace, parseTrace } from '../../scripts/lib/trace.mjs';
+import { recordPage } from '../../lib/record.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TRUTH = { fid_outer: 50, fid_middle: 30, fid_inner: 20 };

@@ -4,7 +4,7 @@
 //  - Chrome DevTools' Performance-panel trace engine (@paulirish/trace_engine,
 //    in Node; tests/lib/devtools.mjs).
 // Each must see the same threads, the same samples and the same top
-// functions as our own reader (scripts/lib/trace.mjs).
+// functions as our own reader (lib/trace.mjs).
 // WASMTRACE_READERS_TRACE=path/to/trace.json.gz checks that file instead of
 // a fresh recording of the sample app.
 import assert from 'node:assert/strict';
@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { recordPage } from '../../scripts/lib/record.mjs';
-import { analyzeTrace, parseTrace, selfCounts } from '../../scripts/lib/trace.mjs';
+import { recordPage } from '../../lib/record.mjs';
+import { analyzeTrace, parseTrace, selfCounts } from '../../lib/trace.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithSpeedscope } from '../lib/speedscope.mjs';
 

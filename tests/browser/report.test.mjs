@@ -12,8 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { launch } from '../../scripts/lib/browser.mjs';
-import { serve } from '../../scripts/lib/serve.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
 import {
   assertRan, assertTimeBelow, collectTraces, configure, startSession, status, timeIn, waitForWasmtrace,
 } from '../../js/playwright.mjs';

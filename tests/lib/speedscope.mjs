@@ -18,8 +18,8 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { launch } from '../../scripts/lib/browser.mjs';
-import { serve } from '../../scripts/lib/serve.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
 
 const require = createRequire(import.meta.url);
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildConfig, main, parseDuration } from '../../scripts/lib/cli.mjs';
+import { buildConfig, main, parseDuration } from '../../lib/cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-cli-'));

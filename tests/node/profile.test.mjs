@@ -9,8 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../scripts/lib/profile.mjs';
-import { htmlReport, printable, reportData, textReport } from '../../scripts/lib/report.mjs';
+import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../lib/profile.mjs';
+import { htmlReport, printable, reportData, textReport } from '../../lib/report.mjs';
 import { assertRan, assertTimeBelow, samplesIn, timeIn } from '../../js/playwright.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

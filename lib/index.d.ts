@@ -9,7 +9,7 @@ export type {
   WasmtraceSessionConfig,
   WasmtraceSessionState,
   WasmtraceStats,
-} from '../../js/wasmtrace.js';
+} from '../js/wasmtrace.js';
 
 /** Trace formats wasmtrace writes. */
 export type TraceFormat = 'chrome' | 'firefox' | 'folded';

@@ -1,6 +1,6 @@
 // `wasmtrace report`: what a trace says, in the terminal (top functions by
 // self and total time, per thread) and as one offline HTML page with an
-// interactive flame graph per thread (scripts/lib/flamegraph.js, inlined).
+// interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
 

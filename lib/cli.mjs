@@ -10,9 +10,9 @@ import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, withConfig, WasmtraceError,
-} from '../../js/playwright.mjs';
+} from '../js/playwright.mjs';
 
-const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 const HELP = `wasmtrace ${VERSION}: record and read traces of Emscripten pthread apps
 
