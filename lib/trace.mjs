@@ -75,16 +75,3 @@ export function analyzeTrace(events) {
   }
   return { threads: [...threads.values()].sort((a, b) => a.tid - b.tid), session, stats };
 }
-
-/** Self-sample counts by function name over all or one thread, descending. */
-export function selfCounts(analysis, tid) {
-  const counts = new Map();
-  for (const t of analysis.threads) {
-    if (tid !== undefined && t.tid !== tid) continue;
-    for (const s of t.samples) {
-      const leaf = s.stack.length ? s.stack[s.stack.length - 1] : '(idle)';
-      counts.set(leaf, (counts.get(leaf) || 0) + 1);
-    }
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]);
-}

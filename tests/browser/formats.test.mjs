@@ -35,7 +35,7 @@ import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { recordPage } from '../../lib/record.mjs';
+import { recordPage } from '../lib/record.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { recordPage } from '../../lib/record.mjs';
+import { recordPage } from '../lib/record.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -29,6 +29,8 @@ const REQUIRED = [
   'lib/browser.mjs',
   'js/playwright.mjs',
   'js/playwright.d.ts',
+  'js/trace-assertions.mjs',
+  'js/trace-assertions.d.ts',
   'js/wasmtrace.d.ts',
   'js/wasmtrace_library.js',
   'js/wasmtrace_pre.js',
