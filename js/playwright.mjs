@@ -148,20 +148,28 @@ export async function waitForWasmtrace(page, { timeoutMs = 30000, module, onProg
       "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' " +
       '(wasmtrace record <build dir> serves a directory with them).');
   }
-  let last = { status: isolated === null ? 'busy' : 'no-module' };
+  // `answered`: the last status the page gave. The main thread counts as
+  // busy only when a probe has waited longer than busyAfterMs: on a loaded
+  // machine an idle page can take a while to answer, and that is no reason
+  // to blame the app.
+  const busyAfterMs = Math.max(2000, timeoutMs / 4);
+  let answered = isolated === null ? null : { status: 'no-module' };
   let pending = null;
+  let pendingSince = 0;
   while (Date.now() - t0 < timeoutMs) {
-    pending ??= status(page, { module }).then((s) => { pending = null; return s; }, (e) => { pending = null; throw e; });
+    if (!pending) {
+      pendingSince = Date.now();
+      pending = status(page, { module }).then((s) => { pending = null; return s; }, (e) => { pending = null; throw e; });
+    }
     const s = await within(pending, 250, null);
     if (s) {
-      last = s;
+      answered = s;
       if (s.status === 'ready') return s;
       await sleep(50);
-    } else {
-      last = { ...last, status: 'busy' };
     }
-    onProgress?.({ elapsedMs: Date.now() - t0, status: last.status });
+    onProgress?.({ elapsedMs: Date.now() - t0, status: s ? s.status : 'busy' });
   }
+  const last = !answered || (pending && Date.now() - pendingSince >= busyAfterMs) ? { status: 'busy' } : answered;
   const secs = (timeoutMs / 1000).toFixed(0);
   const messages = {
     'no-module': `no Module object (${module || DEFAULT_MODULE}) appeared in ${secs} s: is this the app's page, ` +

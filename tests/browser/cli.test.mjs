@@ -147,15 +147,16 @@ describe('wasmtrace record', () => {
       writeFileSync(join(pages, 'empty/index.html'), '<!doctype html><p>no app here</p>');
       writeFileSync(join(pages, 'unlinked/index.html'), '<!doctype html><script>var Module = { print: console.log };</script>');
       const x = join(out, 'failures');
+      // The cases that wait for something that never happens wait the full
+      // --load-timeout; 60 s, so that a loaded machine (six browsers start at
+      // once here) cannot make a slow page look like a different failure.
       const runs = {
         strict: ['record', app('strict'), '--startup', '2s', '--out', x],
-        pool1: ['record', app('pool1'), '--startup', '2s', '--load-timeout', '4s', '--out', x],
-        noConfig: ['record', app('app'), '--out', x],
-        notIsolated: ['record', `http://127.0.0.1:${server.address().port}/index.html`, '--load-timeout', '10s', '--out', x],
-        // 6 s: six browsers start at once here; a loaded machine can keep a
-        // page's main thread from answering for a couple of seconds.
-        empty: ['record', join(pages, 'empty'), '--load-timeout', '6s', '--out', x],
-        unlinked: ['record', join(pages, 'unlinked'), '--load-timeout', '6s', '--out', x],
+        pool1: ['record', app('pool1'), '--startup', '2s', '--load-timeout', '60s', '--out', x],
+        noConfig: ['record', app('app'), '--load-timeout', '60s', '--out', x],
+        notIsolated: ['record', `http://127.0.0.1:${server.address().port}/index.html`, '--load-timeout', '60s', '--out', x],
+        empty: ['record', join(pages, 'empty'), '--load-timeout', '60s', '--out', x],
+        unlinked: ['record', join(pages, 'unlinked'), '--load-timeout', '60s', '--out', x],
       };
       await Promise.all(Object.entries(runs).map(async ([k, args]) => { results[k] = await wasmtrace(...args); }));
     });
@@ -172,7 +173,7 @@ describe('wasmtrace record', () => {
       const r = results.pool1;
       assert.equal(r.status, 1, r.all);
       assert.match(r.stderr, /main thread is busy/);
-      assert.match(r.stderr, /did not come back to its event loop for 4 s/);
+      assert.match(r.stderr, /did not come back to its event loop for 60 s/);
       assert.match(r.stderr, /-sPTHREAD_POOL_SIZE=<app threads \+ 1>/);
     });
 
@@ -193,13 +194,13 @@ describe('wasmtrace record', () => {
     test('no module ever loads: says so after --load-timeout', () => {
       const r = results.empty;
       assert.equal(r.status, 1, r.all);
-      assert.match(r.stderr, /no Module object \(globalThis\.Module\) appeared in 6 s/);
+      assert.match(r.stderr, /no Module object \(globalThis\.Module\) appeared in 60 s/);
     });
 
     test('a module not linked with wasmtrace: says how to link it', () => {
       const r = results.unlinked;
       assert.equal(r.status, 1, r.all);
-      assert.match(r.stderr, /Module\.wasmtrace never appeared in 6 s: the app is not linked with wasmtrace/);
+      assert.match(r.stderr, /Module\.wasmtrace never appeared in 60 s: the app is not linked with wasmtrace/);
     });
   });
 });
