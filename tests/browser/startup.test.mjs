@@ -1,6 +1,7 @@
 // End to end in headless Chromium: the sample app's startup session, recorded
 // from before main() through the JS API, as a user's page would get it.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +17,10 @@ const INTERVAL_US = 1000;
 const samplesIn = (thread, scope) => thread.samples.filter((s) => s.stack.includes(scope)).length;
 
 describe('startup session of the sample app', () => {
-  let rec, session, analysis, byName;
+  let rec, session, analysis, byName, version;
 
   before(async () => {
-    rec = await recordPage({ dir: sampleDir });
+    rec = await recordPage({ dir: sampleDir, beforeStop: async (page) => { version = await page.evaluate(() => Module.wasmtrace.version); } });
     session = rec.sessions[0];
     analysis = analyzeTrace(parseTrace(session.bytes));
     byName = new Map(analysis.threads.map((t) => [t.name, t]));
@@ -33,6 +34,11 @@ describe('startup session of the sample app', () => {
     assert.equal(session.bytes[0], 0x1f);
     assert.equal(session.bytes[1], 0x8b);
     assert.equal(session.stats.bytesWritten, session.bytes.length);
+  });
+
+  test("Module.wasmtrace.version is the C library's, which is the package's", () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    assert.equal(version, pkg.version);
   });
 
   test('the trace names at least three threads: main and both decoders', () => {
