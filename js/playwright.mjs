@@ -120,8 +120,8 @@ export function status(page, { module } = {}) {
     let list;
     try {
       list = M.wasmtrace.getStartupSessions();
-    } catch (e) {
-      return { status: 'not-initialized', configError: null, sessions: [], message: String(e.message || e) };
+    } catch {
+      return { status: 'not-initialized', configError: null, sessions: [] };
     }
     const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
     return {

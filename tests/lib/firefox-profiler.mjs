@@ -34,7 +34,7 @@ export function profilerCliPath() {
   }
 }
 
-export function profilerCliVersion(cli = profilerCliPath()) {
+function profilerCliVersion(cli = profilerCliPath()) {
   try {
     return JSON.parse(readFileSync(join(dirname(cli), '..', 'package.json'), 'utf8')).version;
   } catch {

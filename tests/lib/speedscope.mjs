@@ -24,12 +24,12 @@ import { serve } from '../../lib/serve.mjs';
 const require = createRequire(import.meta.url);
 
 /** The directory of speedscope's shipped web app (throws if not installed). */
-export function speedscopeDistDir() {
+function speedscopeDistDir() {
   const pkg = require.resolve('speedscope/package.json');
   return join(dirname(pkg), 'dist/release');
 }
 
-export function speedscopeVersion() {
+function speedscopeVersion() {
   return JSON.parse(readFileSync(require.resolve('speedscope/package.json'), 'utf8')).version;
 }
 
@@ -37,7 +37,7 @@ export function speedscopeVersion() {
  * Self and total weight per frame name of one exported speedscope profile
  * (evented or sampled), plus its weight span.
  */
-export function summarizeSpeedscopeProfile(profile, frames) {
+function summarizeSpeedscopeProfile(profile, frames) {
   const self = new Map();
   let covered = 0; // weight during which some frame is on the stack
   const add = (name, w) => self.set(name, (self.get(name) || 0) + w);
