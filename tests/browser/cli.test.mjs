@@ -42,6 +42,9 @@ async function mustRun(cmd, args) {
 }
 
 const wasmtrace = (...args) => run(process.execPath, [cli, ...args]);
+// For the runs that must succeed: wait for the page as long as a loaded
+// machine may need (the defaults are 30 s to load, 60 s to finish).
+const PATIENT = ['--load-timeout', '120s', '--timeout', '120s'];
 
 const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
 // Newest input of the plain-emcc builds: the library, the shim, the sample.
@@ -84,7 +87,7 @@ describe('wasmtrace record', () => {
 
   test('records the sample with its own config until its startup-done signal', async () => {
     const r = await wasmtrace('record', 'build/wasm/samples/startup', '--wait-for', 'window.sampleStartupComplete === true',
-      '--out', join(out, 'sample'));
+      '--out', join(out, 'sample'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
     assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
     assert.match(r.stdout, /session 'startup': stopped, chrome trace .*startup\.json\.gz/);
@@ -99,7 +102,7 @@ describe('wasmtrace record', () => {
 
   test('records the plain-emcc app with a config from the command line, and report reads it', async () => {
     const r = await wasmtrace('record', app('app'), '--interval', '1ms', '--format', 'firefox', '--wait-for', 'window.appDone',
-      '--out', join(out, 'plain'));
+      '--out', join(out, 'plain'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
     assert.match(r.stdout, /session 'startup': stopped, firefox trace/);
     const file = join(out, 'plain/startup.json.gz');
@@ -117,7 +120,7 @@ describe('wasmtrace record', () => {
   });
 
   test('the same app built with find_package(wasmtrace) records too', async () => {
-    const r = await wasmtrace('record', app('cmake'), '--startup', '10s', '--wait-for', 'window.appDone', '-q', '--out', join(out, 'cmake'));
+    const r = await wasmtrace('record', app('cmake'), '--startup', '10s', '--wait-for', 'window.appDone', '-q', '--out', join(out, 'cmake'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
     const p = readProfile(readFileSync(join(out, 'cmake/startup.json.gz')));
     assertRan(p, 'count_primes', { thread: 'sieve', minSamples: 10 });

@@ -38,9 +38,9 @@ describe('Playwright helper and HTML report', () => {
     // The sample page sets its own Module.wasmtraceConfig; the helper's wins.
     await configure(page, { sessions: [{ name: 'helper', sampling: { intervalUs: 1000 } }] });
     await page.goto(server.url + 'index.html');
-    const ready = await waitForWasmtrace(page, { timeoutMs: 30000 });
+    const ready = await waitForWasmtrace(page, { timeoutMs: 120000 });
     assert.deepEqual(ready.sessions.map((s) => s.name), ['helper']);
-    await page.waitForFunction(() => window.sampleStartupComplete === true, null, { timeout: 30000 });
+    await page.waitForFunction(() => window.sampleStartupComplete === true, null, { timeout: 120000 });
     const later = await startSession(page, { name: 'later', format: 'folded', output: '/traces/later.folded' });
     assert.equal(later.error, null);
     assert.equal((await status(page)).sessions.length, 2);

@@ -54,7 +54,7 @@ function profilerCliVersion(cli = profilerCliPath()) {
  *   activeSamples: number, selfSamples: Array<[string, number]>,
  *   categories: Array<[string, number]>}>, counters: string}>}
  */
-export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 60000 } = {}) {
+export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 120000 } = {}) {
   const cli = profilerCliPath();
   if (!cli) throw new Error('@firefox-devtools/profiler-cli is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'wt-fxp-'));

@@ -134,7 +134,7 @@ export function summarizeByRootFrame(profile, frames) {
  *   profiles: Array<{name: string, thread: string|null} & ReturnType<typeof summarizeSpeedscopeProfile>>,
  *   exported: object}>}
  */
-export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 30000, screenshot } = {}) {
+export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 120000, screenshot } = {}) {
   const bytes = Buffer.from(traceBytes);
   const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
   fileName ??= gz ? 'trace.json.gz' : 'trace.json';
