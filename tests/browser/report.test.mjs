@@ -17,6 +17,7 @@ import { serve } from '../../lib/serve.mjs';
 import {
   assertRan, assertTimeBelow, collectTraces, configure, startSession, status, timeIn, waitForWasmtrace,
 } from '../../js/playwright.mjs';
+import { assertScopeSampledAtEveryTick } from '../lib/ticks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const results = join(root, 'test-results');
@@ -69,15 +70,14 @@ describe('Playwright helper and HTML report', () => {
     const parse = assertTimeBelow(p, 'parse_config', 60000, { thread: 'main' });
     assert.equal(parse.source, 'scopes');
     assert.ok(parse.ms > 50, `parse_config took ${parse.ms} ms`);
-    // Sampled total time is the ticks inside the scope's window times the
-    // interval: every tick there sampled main inside parse_config (up to one
-    // tick at each edge), however many ticks a loaded machine missed.
+    // Sampled total time is samples x interval, and main was sampled inside
+    // parse_config at every tick while it lasted, however many a loaded
+    // machine missed: no more than the scope's own time (plus an interval at
+    // its end), and exactly the ticks it spans.
     const sampled = timeIn(p, 'parse_config', { thread: 'main', source: 'samples' }).ms;
-    const scope = p.threads.find((t) => t.name === 'main').scopes.find((s) => s.name === 'parse_config');
-    const ticks = new Set(p.threads.flatMap((t) => t.samples.map((s) => s.ts)).filter((ts) => ts >= scope.ts && ts <= scope.ts + scope.dur));
-    const torn = p.stats.dropped.tornStack;
-    assert.ok(sampled > 0 && sampled <= parse.ms + 2 * (p.intervalUs / 1000), `sampled ${sampled} ms vs scope ${parse.ms} ms`);
-    assert.ok(Math.abs(sampled / (p.intervalUs / 1000) - ticks.size) <= 2 + torn, `sampled ${sampled} ms, ${ticks.size} ticks in the scope`);
+    const { samples } = assertScopeSampledAtEveryTick(p, p.threads.find((t) => t.name === 'main'), 'parse_config');
+    assert.equal(sampled, (samples * p.intervalUs) / 1000);
+    assert.ok(sampled > 0 && sampled <= parse.ms + p.intervalUs / 1000, `sampled ${sampled} ms vs scope ${parse.ms} ms`);
     assert.throws(() => assertTimeBelow(p, 'parse_config', 1, { thread: 'main' }), /below 1 ms, measured/);
   });
 

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { recordPage } from '../lib/record.mjs';
-import { assertGridAccounting, assertThreadsShareTicks, tickTimes } from '../lib/ticks.mjs';
+import { assertGridAccounting, assertScopeSampledAtEveryTick, assertThreadsShareTicks } from '../lib/ticks.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -78,22 +78,11 @@ describe('startup session of the sample app', () => {
     assert.ok(ticks > 0);
   });
 
-  test("samples inside the app's own scopes are the ticks of the scope's window", () => {
-    // The decoders time decode_assets themselves (an X event from the
-    // thread's own clock): every tick inside that window samples the
-    // thread inside it, up to one tick at each edge (the copy is taken just
-    // before its timestamp) and the torn copies.
-    const ticks = tickTimes(analysis);
-    const torn = analysis.stats.dropped.tornStack;
+  test("the app's own scopes are sampled at every tick while they last", () => {
+    // The decoders time decode_assets themselves, main parse_config (X
+    // events from the thread's own clock).
     for (const name of ['asset-decoder-0', 'asset-decoder-1', 'main']) {
-      const t = byName.get(name);
-      const scopeName = name === 'main' ? 'parse_config' : 'decode_assets';
-      const scope = t.scopes.find((s) => s.name === scopeName);
-      assert.ok(scope, `${name}: no ${scopeName} scope event`);
-      const inWindow = ticks.filter((ts) => ts >= scope.ts && ts <= scope.ts + scope.dur).length;
-      const got = samplesIn(t, scopeName);
-      assert.ok(inWindow > 0 && got > 0, `${name}: ${got} samples, ${inWindow} ticks in ${scopeName}`);
-      assert.ok(Math.abs(got - inWindow) <= 2 + torn, `${name}: ${got} samples in ${scopeName}, ${inWindow} ticks in its window`);
+      assertScopeSampledAtEveryTick(analysis, byName.get(name), name === 'main' ? 'parse_config' : 'decode_assets');
     }
   });
 
