@@ -11,15 +11,21 @@
 //      startup session vs without
 //   5. end to end: the sample app's startup time, compiled out vs scopes vs
 //      instrumented, and vs Chrome's own V8 CPU profiler at 1 ms
+//   6. while the main thread is busy: achieved rate of main and of a pthread
+//      vs requested, lateness, and how long stop() takes (the figures the
+//      tests leave to this benchmark: a loaded machine changes them)
+// The report starts with the machine: cores, CPU, load average before and
+// after the run, Node and Chromium versions.
 // Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../scripts/lib/browser.mjs';
-import { serve } from '../scripts/lib/serve.mjs';
-import { parseTrace } from '../scripts/lib/trace.mjs';
+import { chromiumPath, launch } from '../lib/browser.mjs';
+import { serve } from '../lib/serve.mjs';
+import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
+import { collectTraces } from '../js/playwright.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -63,13 +69,80 @@ async function page(path, waitFor, { timeout = 120000, before } = {}) {
 }
 
 async function stopAndStats(p) {
-  const bytes = await p.evaluate(async () => {
-    const [s] = Module.wasmtrace.getStartupSessions();
-    await s.stop();
-    return Array.from(s.getTraceBytes());
+  const [s] = await collectTraces(p, { parse: false, timeoutMs: 300000 });
+  const events = parseTrace(s.bytes);
+  return { events, stats: events.find((e) => e.name === 'wasmtrace_stats')?.args, bytes: s.bytes.length };
+}
+
+// ---- machine ---------------------------------------------------------------
+
+const loadBefore = loadavg();
+function machineHeader() {
+  let chromium = "Debian's Chromium";
+  try {
+    chromium = execFileSync(chromiumPath(), ['--version'], { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch { /* keep the generic name */ }
+  const load = (l) => l.map((x) => x.toFixed(2)).join(' / ');
+  return `Machine: ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'}; load average (1/5/15 min) ` +
+    `${load(loadBefore)} before the run, ${load(loadavg())} after; Node ${process.version}; ${chromium}, headless.`;
+}
+
+// ---- 6. while the main thread is busy ---------------------------------------
+
+// The engine test page keeps main busy for MS without yielding while one
+// pthread spins; a 1 kHz session samples both. Then stop() while three
+// workers spin, and stop() called just before main blocks for 1 s.
+async function mainBusyBench() {
+  const runs = await repeat(QUICK ? 1 : 3, async () => {
+    const config = cfg({ name: 'busy', sampling: { intervalUs: 1000 } });
+    const p = await page(`tests/engine/index.html?args=${encodeURIComponent(`busy ${MS} 1`)}&config=${encodeURIComponent(config)}`, 'self.engineReady === true');
+    const [s] = await collectTraces(p, { parse: false, timeoutMs: 300000 });
+    const a = analyzeTrace(parseTrace(s.bytes));
+    const rate = (scopeName) => {
+      const t = a.threads.find((x) => x.scopes.some((y) => y.name === scopeName));
+      const w = t.scopes.find((y) => y.name === scopeName);
+      const n = t.samples.filter((x) => x.ts >= w.ts && x.ts <= w.ts + w.dur && x.stack.includes(scopeName)).length;
+      return (100 * n) / (w.dur / 1000);
+    };
+    const stops = await p.evaluate(async () => {
+      Module._engine_start_workers(3000);
+      const s1 = Module.wasmtrace.startSession({ name: 'busyworkers' });
+      await new Promise((ok) => setTimeout(ok, 200));
+      let t0 = performance.now();
+      await s1.stop();
+      const busyWorkersMs = performance.now() - t0;
+      const s2 = Module.wasmtrace.startSession({ name: 'beforeblock' });
+      await new Promise((ok) => setTimeout(ok, 50));
+      const pending = s2.stop();
+      Module._engine_busy_main(1000);
+      t0 = performance.now();
+      await pending;
+      return { busyWorkersMs, afterBlockMs: performance.now() - t0 };
+    });
+    await p.close();
+    return { mainPct: rate('main_busy'), workerPct: rate('worker_spin'), ...stops,
+      p50: a.stats.samplerLatenessUs.p50Below, p99: a.stats.samplerLatenessUs.p99Below, max: a.stats.samplerLatenessUs.max,
+      ticksMissed: a.stats.ticksMissed };
   });
-  const events = parseTrace(Buffer.from(bytes));
-  return { events, stats: events.find((e) => e.name === 'wasmtrace_stats')?.args, bytes: bytes.length };
+  return runs;
+}
+
+function mainBusySection(runs) {
+  const col = (k, d = 1) => cell(runs.map((r) => r[k]), d);
+  return `## 6. While the main thread is busy
+
+\`tests/engine\` with \`busy ${MS} 1\`: main computes for ${MS} ms without
+returning to its event loop while one pthread spins; a session samples at
+1 kHz. Achieved: samples inside each thread's busy scope per ms of that
+scope, vs requested (the tests assert only what load cannot change: both
+threads sampled at the same ticks, no stall). stop(): with three spinning
+workers, and from just before main blocks for 1 s until it resolves after
+main is free. ${runs.length} runs.
+
+| main achieved | pthread achieved | lateness p50 ≤ | p99 ≤ | max µs | ticks missed | stop() with busy workers, ms | stop() after main was blocked, ms |
+|---|---|---|---|---|---|---|---|
+| ${col('mainPct')} % | ${col('workerPct')} % | ${col('p50', 0)} | ${col('p99', 0)} | ${col('max', 0)} | ${col('ticksMissed', 0)} | ${col('busyWorkersMs')} | ${col('afterBlockMs')} |
+`;
 }
 
 // ---- 1. hot path -------------------------------------------------------
@@ -218,6 +291,9 @@ try {
   for (let i = 0; i < APP_RUNS; i++) {
     for (const [name, variant, opts] of variants) (results.app[name] ||= []).push(await appRun(variant, opts));
   }
+
+  log('while the main thread is busy: rates, lateness, stop()');
+  results.mainBusy = await mainBusyBench();
 } finally {
   await browser.close();
   await server.close();
@@ -253,11 +329,10 @@ const firstFromCtor = traced.map((r) => r.firstSampleMs - r.workerCreatedMs);
 const mainStartBase = median(app['scopes, no session'].map((r) => r.mainStartMs));
 const mainStartTraced = median(app['scopes, session at 1 kHz'].map((r) => r.mainStartMs));
 
-const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const md = `# wasmtrace benchmarks
 
-Produced by \`npm run bench\` (\`node bench/run.mjs\`${QUICK ? ', WT_BENCH_QUICK=1' : ''}) on ${new Date().toISOString().slice(0, 10)}:
-${cpus().length} × ${cpu}, Node ${process.version}, Debian's Chromium, headless, Emscripten 3.1.6 (-O2, LTO).
+Produced by \`npm run bench\` (\`node bench/run.mjs\`${QUICK ? ', WT_BENCH_QUICK=1' : ''}) on ${new Date().toISOString().slice(0, 10)},
+Emscripten 3.1.6 (-O2, LTO). ${machineHeader()}
 Figures are medians over ${RUNS} runs with the spread (min–max) in parentheses;
 every cost is the difference to a baseline measured in the same run. Results
 vary by machine: compare the differences and ratios, not the absolute times.
@@ -334,7 +409,8 @@ ${appRows.join('\n')}
 - -finstrument-functions, session at 1 kHz vs no session: **${ratio('-finstrument-functions, session at 1 kHz', '-finstrument-functions, no session')}×**
 - -finstrument-functions (no session) vs scopes only (no session): ${ratio('-finstrument-functions, no session', 'scopes, no session')}× (the hooks themselves)
 - V8 CPU profiler at 1 ms vs compiled out: **${ratio('compiled out + V8 CPU profiler, 1 ms', 'compiled out')}×**
-`;
+
+${mainBusySection(results.mainBusy)}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 writeFileSync(join(root, 'docs/BENCHMARKS.md'), md);
 console.log(md);

@@ -1,9 +1,12 @@
 // Types of the wasmtrace Playwright helper (import ... from 'wasmtrace/playwright').
-import type { Profile, TraceFormat } from '../scripts/lib/index.js';
+import type { Profile, TraceFormat } from '../lib/index.js';
 import type { WasmtraceConfig, WasmtraceSessionConfig, WasmtraceSessionState, WasmtraceStats } from './wasmtrace.js';
 
 export type { Profile, TraceFormat };
-export { readProfile } from '../scripts/lib/index.js';
+export { readProfile } from '../lib/index.js';
+// The assertions on a parsed trace (and WasmtraceError) live in
+// trace-assertions; this module re-exports them.
+export * from './trace-assertions.js';
 
 /** The part of a Playwright Page the helper uses (any Playwright flavour). */
 export interface PageLike {
@@ -20,16 +23,6 @@ export interface ModuleOption {
 }
 
 export const DEFAULT_MODULE: string;
-
-export type WasmtraceErrorCode =
-  | 'bad-config' | 'not-isolated' | 'no-module' | 'no-api' | 'not-initialized' | 'busy'
-  | 'no-thread' | 'no-interval' | 'assert-ran' | 'assert-time';
-
-/** An error with a code to check and a message that says what to do. */
-export class WasmtraceError extends Error {
-  constructor(code: WasmtraceErrorCode, message: string);
-  code: WasmtraceErrorCode;
-}
 
 /** Advice for a session error with a known cause (e.g. the pthread pool), or null. */
 export function adviceFor(message: string): string | null;
@@ -114,29 +107,3 @@ export function collectTraces(page: PageLike, options?: ModuleOption & {
   parse?: boolean;
   timeoutMs?: number;
 }): Promise<CollectedTrace[]>;
-
-export interface ThreadOption {
-  /** A thread name or tid; default all threads. */
-  thread?: string | number;
-}
-
-/** Samples with `name` on the stack (self: as the leaf). */
-export function samplesIn(profile: Profile, name: string, options?: ThreadOption & { self?: boolean }): number;
-
-/**
- * Time in `name` in ms: from its scope events ('scopes', exact) or samples x
- * interval ('samples'); 'auto' prefers scopes.
- */
-export function timeIn(profile: Profile, name: string, options?: ThreadOption & {
-  self?: boolean;
-  source?: 'auto' | 'scopes' | 'samples';
-}): { ms: number; source: 'scopes' | 'samples' };
-
-/** Throws unless `name` was sampled (at least minSamples times) or has a scope event. */
-export function assertRan(profile: Profile, name: string, options?: ThreadOption & { minSamples?: number }): number;
-
-/** Throws unless the time in `name` (see timeIn) is below maxMs; returns it. */
-export function assertTimeBelow(profile: Profile, name: string, maxMs: number, options?: ThreadOption & {
-  self?: boolean;
-  source?: 'auto' | 'scopes' | 'samples';
-}): { ms: number; source: 'scopes' | 'samples' };

@@ -15,21 +15,20 @@
 // @playwright/test); it imports no browser library itself. Everything runs
 // through page.evaluate, so the page's main thread must come back to its
 // event loop for a call to complete: calls that wait say so when it does not.
+//
+// This module is the driver (configure the page, wait, collect); the
+// assertions on a parsed trace live in trace-assertions.mjs, which needs no
+// page, and are re-exported here.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { functionTable, readProfile, weightOf, weightToMs } from '../scripts/lib/profile.mjs';
+import { readProfile } from '../lib/profile.mjs';
+import { WasmtraceError } from './trace-assertions.mjs';
+
+export { assertRan, assertTimeBelow, samplesIn, timeIn, WasmtraceError } from './trace-assertions.mjs';
+export { readProfile };
 
 /** The expression that finds the Emscripten Module object in the page. */
 export const DEFAULT_MODULE = 'globalThis.Module';
-
-/** An error with a code a program can check and a message a person can act on. */
-export class WasmtraceError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'WasmtraceError';
-    this.code = code;
-  }
-}
 
 const POOL_HINT = 'the wasmtrace worker needs one pthread pool slot of its own: link the app with ' +
   '-sPTHREAD_POOL_SIZE=<app threads + 1>';
@@ -121,8 +120,8 @@ export function status(page, { module } = {}) {
     let list;
     try {
       list = M.wasmtrace.getStartupSessions();
-    } catch (e) {
-      return { status: 'not-initialized', configError: null, sessions: [], message: String(e.message || e) };
+    } catch {
+      return { status: 'not-initialized', configError: null, sessions: [] };
     }
     const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
     return {
@@ -149,20 +148,28 @@ export async function waitForWasmtrace(page, { timeoutMs = 30000, module, onProg
       "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' " +
       '(wasmtrace record <build dir> serves a directory with them).');
   }
-  let last = { status: isolated === null ? 'busy' : 'no-module' };
+  // `answered`: the last status the page gave. The main thread counts as
+  // busy only when a probe has waited longer than busyAfterMs: on a loaded
+  // machine an idle page can take a while to answer, and that is no reason
+  // to blame the app.
+  const busyAfterMs = Math.max(2000, timeoutMs / 4);
+  let answered = isolated === null ? null : { status: 'no-module' };
   let pending = null;
+  let pendingSince = 0;
   while (Date.now() - t0 < timeoutMs) {
-    pending ??= status(page, { module }).then((s) => { pending = null; return s; }, (e) => { pending = null; throw e; });
+    if (!pending) {
+      pendingSince = Date.now();
+      pending = status(page, { module }).then((s) => { pending = null; return s; }, (e) => { pending = null; throw e; });
+    }
     const s = await within(pending, 250, null);
     if (s) {
-      last = s;
+      answered = s;
       if (s.status === 'ready') return s;
       await sleep(50);
-    } else {
-      last = { ...last, status: 'busy' };
     }
-    onProgress?.({ elapsedMs: Date.now() - t0, status: last.status });
+    onProgress?.({ elapsedMs: Date.now() - t0, status: s ? s.status : 'busy' });
   }
+  const last = !answered || (pending && Date.now() - pendingSince >= busyAfterMs) ? { status: 'busy' } : answered;
   const secs = (timeoutMs / 1000).toFixed(0);
   const messages = {
     'no-module': `no Module object (${module || DEFAULT_MODULE}) appeared in ${secs} s: is this the app's page, ` +
@@ -235,6 +242,41 @@ function uniqueName(name, used) {
 }
 
 /**
+ * The one page-side recorder (the CLI, the Playwright helper and the tests
+ * all collect through collectTraces, which evaluates this in the page):
+ * stops the chosen sessions of Module M (startup sessions and those started
+ * with startSession; all when `names` is null) at once and returns, per
+ * session, { id, name, output, state, error, stats, stopMs, type, base64 }.
+ * It runs in the page, so it uses nothing from this module.
+ */
+async function collectInPage(M, names) {
+  const toBase64 = (bytes) => {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return btoa(out);
+  };
+  const list = M.wasmtrace.getStartupSessions();
+  const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
+  const chosen = names ? all.filter((s) => names.indexOf(s.name) >= 0 || names.indexOf(s.id) >= 0) : all;
+  return Promise.all(chosen.map(async (s) => {
+    const r = { id: s.id, name: s.name, output: s.output };
+    const t0 = performance.now();
+    try {
+      if (s.state !== 'failed') await s.stop();
+      r.stopMs = performance.now() - t0;
+      const blob = s.getTraceBlob();
+      r.type = blob.type;
+      r.base64 = toBase64(new Uint8Array(await blob.arrayBuffer()));
+    } catch (e) {
+      r.error = s.error || String(e.message || e);
+    }
+    r.state = s.state;
+    r.stats = s.stats();
+    return r;
+  }));
+}
+
+/**
  * Stops the sessions (all, or those named in `sessions`) and brings their
  * traces back. Each result: { id, name, output, state, error, advice, stats,
  * stopMs, bytes (Buffer), type, file (when outDir is given), profile (parsed,
@@ -242,32 +284,7 @@ function uniqueName(name, used) {
  * error rather than throwing.
  */
 export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000 } = {}) {
-  const run = inPage(page, module, async (M, names) => {
-    const toBase64 = (bytes) => {
-      let out = '';
-      for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-      return btoa(out);
-    };
-    const list = M.wasmtrace.getStartupSessions();
-    const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
-    const chosen = names ? all.filter((s) => names.indexOf(s.name) >= 0 || names.indexOf(s.id) >= 0) : all;
-    return Promise.all(chosen.map(async (s) => {
-      const r = { id: s.id, name: s.name, output: s.output };
-      const t0 = performance.now();
-      try {
-        if (s.state !== 'failed') await s.stop();
-        r.stopMs = performance.now() - t0;
-        const blob = s.getTraceBlob();
-        r.type = blob.type;
-        r.base64 = toBase64(new Uint8Array(await blob.arrayBuffer()));
-      } catch (e) {
-        r.error = s.error || String(e.message || e);
-      }
-      r.state = s.state;
-      r.stats = s.stats();
-      return r;
-    }));
-  }, sessions ? [].concat(sessions) : null);
+  const run = inPage(page, module, collectInPage, sessions ? [].concat(sessions) : null);
   const raw = await within(run, timeoutMs, null);
   if (!raw) {
     throw new WasmtraceError('busy', `wasmtrace: stopping the sessions did not complete in ${(timeoutMs / 1000).toFixed(0)} s: ` +
@@ -294,88 +311,3 @@ export async function collectTraces(page, { sessions, outDir, parse = true, modu
   });
 }
 
-// ---- assertions on a parsed trace (a Profile from collectTraces / readProfile) ----
-
-function threadsOf(profile, thread) {
-  if (thread === undefined) return profile.threads;
-  const found = profile.threads.filter((t) => t.name === thread || t.tid === thread || String(t.tid) === String(thread));
-  if (!found.length) {
-    throw new WasmtraceError('no-thread', `wasmtrace: no thread '${thread}' in the trace ` +
-      `(threads: ${profile.threads.map((t) => t.name).join(', ')})`);
-  }
-  return found;
-}
-
-/** Samples in which `name` was on the stack (or the leaf, with self). */
-export function samplesIn(profile, name, { thread, self = false } = {}) {
-  return threadsOf(profile, thread).reduce((n, t) => n + weightOf(t, name, { self }), 0);
-}
-
-/**
- * Time spent in `name`, in ms. source 'scopes': the summed durations of its
- * outermost scope events (exact, from WT_SCOPE / wt_begin); 'samples':
- * samples x interval (total time, or self time with self); 'auto' (default):
- * scopes when the trace has scope events of that name, else samples.
- * Returns { ms, source }.
- */
-export function timeIn(profile, name, { thread, self = false, source = 'auto' } = {}) {
-  const threads = threadsOf(profile, thread);
-  const scoped = threads.some((t) => t.scopes.some((s) => s.name === name));
-  if (source === 'scopes' || (source === 'auto' && !self && scoped)) {
-    // Per thread, nested scopes of the same name (recursion) count once.
-    let ms = 0;
-    for (const t of threads) {
-      let end = -Infinity;
-      for (const s of t.scopes.filter((x) => x.name === name).sort((a, b) => a.ts - b.ts)) {
-        if (s.ts >= end) {
-          ms += s.dur / 1000;
-          end = s.ts + s.dur;
-        }
-      }
-    }
-    return { ms, source: 'scopes' };
-  }
-  const weight = threads.reduce((n, t) => n + weightOf(t, name, { self }), 0);
-  const ms = weightToMs(profile, weight);
-  if (ms === null) {
-    throw new WasmtraceError('no-interval', 'wasmtrace: the trace does not say its sampling interval, so samples cannot be turned into time');
-  }
-  return { ms, source: 'samples' };
-}
-
-function topOf(profile, thread, n = 5) {
-  const rows = threadsOf(profile, thread).flatMap((t) => functionTable(t));
-  return rows.sort((a, b) => b.self - a.self).slice(0, n).map((r) => `${r.name} (${r.self})`).join(', ');
-}
-
-/**
- * Asserts that `name` (a function or scope) was sampled at least minSamples
- * times, or has a scope event; on a thread when given. Returns the sample
- * count.
- */
-export function assertRan(profile, name, { thread, minSamples = 1 } = {}) {
-  const n = samplesIn(profile, name, { thread });
-  const scoped = threadsOf(profile, thread).some((t) => t.scopes.some((s) => s.name === name));
-  if (n < minSamples && !(minSamples <= 1 && scoped)) {
-    throw new WasmtraceError('assert-ran', `wasmtrace: expected '${name}' to run` +
-      (thread !== undefined ? ` on thread '${thread}'` : '') + ` (at least ${minSamples} samples), got ${n} samples; ` +
-      `top self functions: ${topOf(profile, thread)}`);
-  }
-  return n;
-}
-
-/**
- * Asserts that the time in `name` (see timeIn) is below maxMs. Returns the
- * measured { ms, source }.
- */
-export function assertTimeBelow(profile, name, maxMs, options = {}) {
-  const r = timeIn(profile, name, options);
-  if (!(r.ms < maxMs)) {
-    throw new WasmtraceError('assert-time', `wasmtrace: expected ${options.self ? 'self ' : ''}time in '${name}'` +
-      (options.thread !== undefined ? ` on thread '${options.thread}'` : '') +
-      ` below ${maxMs} ms, measured ${r.ms.toFixed(1)} ms (from ${r.source})`);
-  }
-  return r;
-}
-
-export { readProfile };

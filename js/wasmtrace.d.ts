@@ -75,6 +75,11 @@ export interface WasmtraceSession {
 }
 
 export interface WasmtraceApi {
+  /**
+   * The C library's version (WT_VERSION_STRING, the package's version), or
+   * 'unknown' before the runtime is initialized or with a library older
+   * than this shim.
+   */
   readonly version: string;
   /** Sessions started from the config blob before main(), failed ones included. */
   getStartupSessions(): WasmtraceSession[];

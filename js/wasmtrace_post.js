@@ -121,7 +121,13 @@
   }
 
   Module['wasmtrace'] = {
-    version: '0.1.0',
+    // The C library's version (WT_VERSION_STRING, the same as package.json's),
+    // or 'unknown' before the runtime is initialized or when the library
+    // lacks wt_js_version (older than this shim).
+    get version() {
+      var fn = Module['_wt_js_version'];
+      return fn && runtimeInitialized ? UTF8ToString(fn()) : 'unknown';
+    },
     // The sessions started from the config blob before main() (including
     // failed ones, with their error).
     getStartupSessions: function () {

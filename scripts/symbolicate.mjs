@@ -9,7 +9,7 @@
 // the mapped name. OUT defaults to TRACE with ".symbolicated" before ".json".
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { parseTrace } from './lib/trace.mjs';
+import { parseTrace } from '../lib/trace.mjs';
 
 /** Parses an Emscripten symbol map into Map(functionIndex -> name). */
 export function parseSymbolMap(text) {

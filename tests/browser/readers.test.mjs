@@ -4,7 +4,7 @@
 //  - Chrome DevTools' Performance-panel trace engine (@paulirish/trace_engine,
 //    in Node; tests/lib/devtools.mjs).
 // Each must see the same threads, the same samples and the same top
-// functions as our own reader (scripts/lib/trace.mjs).
+// functions as our own reader (lib/trace.mjs).
 // WASMTRACE_READERS_TRACE=path/to/trace.json.gz checks that file instead of
 // a fresh recording of the sample app.
 import assert from 'node:assert/strict';
@@ -12,10 +12,11 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { recordPage } from '../../scripts/lib/record.mjs';
-import { analyzeTrace, parseTrace, selfCounts } from '../../scripts/lib/trace.mjs';
+import { recordPage } from '../lib/record.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithSpeedscope } from '../lib/speedscope.mjs';
+import { assertSameTop, scopeStartSlack, timeWeightedSelf } from '../lib/weights.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The instrumented variant: scopes and every function (C++ included) on the
@@ -26,43 +27,6 @@ const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];
 // that the comparison is about real names, not wasm-function[N]).
 const SIGNATURE = { main: ['sort_keys', 'tokenize'], 'asset-decoder-0': ['inflate_block'], 'asset-decoder-1': ['inflate_block'] };
 const TOP = 5;
-const isIdle = (name) => name === '(idle)' || name === '(root)';
-
-/**
- * Self time per leaf function the way a time-weighted reader computes it
- * from our samples: each sample lasts until the next one of its thread (the
- * last one weighs 0), idle samples count for nobody. Descending.
- */
-function timeWeightedSelf(thread) {
-  const self = new Map();
-  const s = thread.samples;
-  for (let i = 0; i + 1 < s.length; i++) {
-    const leaf = s[i].stack.at(-1);
-    if (!leaf || isIdle(leaf)) continue;
-    self.set(leaf, (self.get(leaf) || 0) + (s[i + 1].ts - s[i].ts));
-  }
-  return [...self.entries()].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1]);
-}
-
-/**
- * The reader's top names must be ours, in order: ours' top n that stand out
- * of the reader's noise (value > tol), where functions whose values in
- * `ours` differ by at most `tol` may trade places. Both lists: [name, value]
- * descending, same unit.
- */
-function assertSameTop(reader, ours, n, tol, label) {
-  const ov = new Map(ours);
-  const o = ours.filter(([k, v]) => !isIdle(k) && v > tol).slice(0, n);
-  const r = reader.filter(([k]) => !isIdle(k)).slice(0, o.length);
-  const show = (l) => l.map(([k, v]) => `${k}=${Math.round(v)}`).join(', ');
-  const msg = `${label}: reader top [${show(reader.slice(0, n))}] vs ours [${show(ours.slice(0, n))}] (tolerance ${Math.round(tol)})`;
-  assert.ok(o.length > 0, `${msg}: no function stands out`);
-  assert.equal(r.length, o.length, msg);
-  r.forEach(([name], i) => {
-    assert.ok(ov.has(name), `${msg}: ${name} is not one of our functions`);
-    assert.ok(Math.abs(ov.get(name) - o[i][1]) <= tol, `${msg}: place ${i + 1}`);
-  });
-}
 
 describe('third-party readers open the startup trace', () => {
   let session, events, ours, byName, intervalUs, speedscope, devtools;
@@ -87,7 +51,6 @@ describe('third-party readers open the startup trace', () => {
   });
 
   const sampled = () => ours.threads.filter((t) => t.samples.length > 0);
-  const scopesOn = (name) => byName.get(name).scopes.length;
 
   test('our reader: the named threads, and every sample the stats say were written', () => {
     for (const name of THREADS) assert.ok(byName.get(name)?.samples.length > 0, `${name}: no samples`);
@@ -123,9 +86,8 @@ describe('third-party readers open the startup trace', () => {
         const p = profileOf(thread.name);
         t.diagnostic(`${thread.name}: ${p.selfWeights.slice(0, TOP).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} ms`).join(', ')}`);
         assert.deepEqual(Object.fromEntries(p.selfWeights), Object.fromEntries(timeWeightedSelf(thread)), `${thread.name}: self time per function`);
-        const counts = selfCounts(ours, thread.tid).map(([k, c]) => [k, c * intervalUs]);
-        const tol = intervalUs * (3 + 0.02 * thread.samples.length); // interval jitter only
-        assertSameTop(p.selfWeights, counts, TOP, tol, `speedscope ${thread.name}`);
+        // Its ranking is ours, by time.
+        assertSameTop(p.selfWeights, timeWeightedSelf(thread), TOP, 0, `speedscope ${thread.name}`);
         const top = p.selfWeights.slice(0, TOP).map(([k]) => k);
         for (const fn of SIGNATURE[thread.name] ?? []) assert.ok(top.includes(fn), `${thread.name}: ${fn} not in speedscope's top ${TOP}: ${top}`);
       }
@@ -197,16 +159,16 @@ describe('third-party readers open the startup trace', () => {
         t.diagnostic(`${thread.name}: ${dt.slice(0, TOP).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} ms`).join(', ')}`);
         // What is left: scope time before a scope's first sample goes to a
         // scope of another name (e.g. parse_config), the last sample lasts
-        // one average interval: about one interval per scope.
-        const tol = intervalUs * (scopesOn(thread.name) + 2);
+        // one average interval: per scope, the gap between the samples
+        // around its start (one interval unless ticks were missed there).
+        const tol = intervalUs * 2 + scopeStartSlack(thread);
         const dtMap = new Map(dt);
         for (const [fn, us] of timeWeightedSelf(thread).slice(0, TOP)) {
           const got = dtMap.get(fn) ?? 0;
           assert.ok(Math.abs(got - us) <= tol,
             `${thread.name}: ${fn} ${(got / 1000).toFixed(1)} ms in DevTools, ${(us / 1000).toFixed(1)} ms in our samples`);
         }
-        const counts = selfCounts(ours, thread.tid).map(([k, c]) => [k, c * intervalUs]);
-        assertSameTop(dt, counts, TOP, tol, `DevTools ${thread.name}`);
+        assertSameTop(dt, timeWeightedSelf(thread), TOP, tol, `DevTools ${thread.name}`);
         const top = dt.slice(0, TOP).map(([k]) => k);
         for (const fn of SIGNATURE[thread.name] ?? []) assert.ok(top.includes(fn), `${thread.name}: ${fn} not in DevTools' top ${TOP}: ${top}`);
       }

@@ -25,7 +25,7 @@ import { polyfillDOMRect } from '@paulirish/trace_engine/analyze-trace.mjs';
 
 const require = createRequire(import.meta.url);
 
-export function traceEngineVersion() {
+function traceEngineVersion() {
   return JSON.parse(readFileSync(require.resolve('@paulirish/trace_engine/package.json'), 'utf8')).version;
 }
 

@@ -3,13 +3,16 @@
 // loading code (format detection, gzip, the processed-profile upgraders up
 // to its current version, the call tree and marker selectors) behind a
 // command line. Nothing of it is copied: it is run as a user would run it,
-//   profiler-cli load <file>; profiler-cli thread list --json; ...
-// with a private session directory, and stopped afterwards.
+//   profiler-cli --daemon <file>; profiler-cli thread list --json; ...
+// with a private session directory, and stopped afterwards. The daemon is
+// started in the foreground form the CLI itself suggests (`load` gives a
+// daemon it spawns 500 ms to become ready, too little on a loaded machine),
+// and the test waits until it answers, for as long as loading can take.
 //
 // Where the CLI is found: $WASMTRACE_PROFILER_CLI (a path to its
 // dist/profiler-cli.js), else the installed npm package. It declares
 // Node >= 24 but runs on Node 20 for the commands used here.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -31,7 +34,7 @@ export function profilerCliPath() {
   }
 }
 
-export function profilerCliVersion(cli = profilerCliPath()) {
+function profilerCliVersion(cli = profilerCliPath()) {
   try {
     return JSON.parse(readFileSync(join(dirname(cli), '..', 'package.json'), 'utf8')).version;
   } catch {
@@ -46,12 +49,12 @@ export function profilerCliVersion(cli = profilerCliPath()) {
  * @param {Uint8Array|Buffer} bytes
  * @param {object} [o]
  * @param {string} [o.fileName]
- * @returns {Promise<{version: string, loadOutput: string, threads: Array<{handle: string,
+ * @returns {Promise<{version: string, threads: Array<{handle: string,
  *   name: string, tid: string, markerCount: number, totalSamples: number,
  *   activeSamples: number, selfSamples: Array<[string, number]>,
  *   categories: Array<[string, number]>}>, counters: string}>}
  */
-export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 60000 } = {}) {
+export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 120000 } = {}) {
   const cli = profilerCliPath();
   if (!cli) throw new Error('@firefox-devtools/profiler-cli is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'wt-fxp-'));
@@ -64,23 +67,28 @@ export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.jso
     const { stdout } = await run(process.execPath, [cli, ...args, '--session', session], { env, timeout: timeoutMs, maxBuffer: 64 << 20 });
     return stdout;
   };
+  const daemon = spawn(process.execPath, [cli, '--daemon', file, '--session', session], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let daemonErr = '';
+  daemon.stderr.on('data', (d) => { daemonErr += d; });
+  let exited = null;
+  daemon.once('exit', (code, signal) => { exited = { code, signal }; });
   try {
-    // The CLI gives its daemon 500 ms to start and says that retrying often
-    // works when a busy machine needs longer: retry, ending the slow one.
-    let loadOutput;
-    for (let attempt = 1; ; attempt++) {
+    // Ready when it lists the profile's threads: poll, bounded by timeoutMs.
+    const deadline = Date.now() + timeoutMs;
+    let list = null;
+    let lastError = '';
+    while (!list) {
+      if (exited) throw new Error(`the profiler-cli daemon exited (${JSON.stringify(exited)}) while loading ${fileName}: ${daemonErr.trim()}`);
+      if (Date.now() > deadline) {
+        throw new Error(`the profiler-cli daemon did not answer within ${timeoutMs} ms for ${fileName}: ${lastError || daemonErr.trim()}`);
+      }
       try {
-        loadOutput = await pq('load', file);
-        break;
+        list = JSON.parse(await pq('thread', 'list', '--json', '--limit', '10000'));
       } catch (e) {
-        const slow = /did not become ready/.exec(e.stderr ?? e.message);
-        const pid = /running as pid (\d+)/.exec(e.stderr ?? e.message)?.[1];
-        if (pid) try { process.kill(Number(pid)); } catch { /* gone already */ }
-        if (!slow || attempt === 5) throw e;
-        await new Promise((r) => setTimeout(r, 200 * attempt));
+        lastError = String(e.stderr || e.message).trim().split('\n')[0];
+        await new Promise((r) => setTimeout(r, 100));
       }
     }
-    const list = JSON.parse(await pq('thread', 'list', '--json', '--limit', '10000'));
     const threads = [];
     for (const t of list.threads) {
       const all = JSON.parse(await pq('thread', 'samples', '--thread', t.threadHandle, '--include-idle', '--json', '--limit', '100000'));
@@ -97,9 +105,10 @@ export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.jso
       });
     }
     const counters = await pq('counter', 'list');
-    return { version: profilerCliVersion(cli), loadOutput, threads, counters };
+    return { version: profilerCliVersion(cli), threads, counters };
   } finally {
     await run(process.execPath, [cli, 'stop', '--all'], { env, timeout: timeoutMs }).catch(() => {});
+    if (!exited) daemon.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -18,18 +18,18 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { launch } from '../../scripts/lib/browser.mjs';
-import { serve } from '../../scripts/lib/serve.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
 
 const require = createRequire(import.meta.url);
 
 /** The directory of speedscope's shipped web app (throws if not installed). */
-export function speedscopeDistDir() {
+function speedscopeDistDir() {
   const pkg = require.resolve('speedscope/package.json');
   return join(dirname(pkg), 'dist/release');
 }
 
-export function speedscopeVersion() {
+function speedscopeVersion() {
   return JSON.parse(readFileSync(require.resolve('speedscope/package.json'), 'utf8')).version;
 }
 
@@ -37,7 +37,7 @@ export function speedscopeVersion() {
  * Self and total weight per frame name of one exported speedscope profile
  * (evented or sampled), plus its weight span.
  */
-export function summarizeSpeedscopeProfile(profile, frames) {
+function summarizeSpeedscopeProfile(profile, frames) {
   const self = new Map();
   let covered = 0; // weight during which some frame is on the stack
   const add = (name, w) => self.set(name, (self.get(name) || 0) + w);
@@ -134,7 +134,7 @@ export function summarizeByRootFrame(profile, frames) {
  *   profiles: Array<{name: string, thread: string|null} & ReturnType<typeof summarizeSpeedscopeProfile>>,
  *   exported: object}>}
  */
-export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 30000, screenshot } = {}) {
+export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 120000, screenshot } = {}) {
   const bytes = Buffer.from(traceBytes);
   const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
   fileName ??= gz ? 'trace.json.gz' : 'trace.json';

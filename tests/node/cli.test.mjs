@@ -2,12 +2,13 @@
 // the config the options build, usage errors, and `report` on the golden
 // traces of every format (text and HTML).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildConfig, main, parseDuration } from '../../scripts/lib/cli.mjs';
+import { buildConfig, main, parseDuration } from '../../lib/cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-cli-'));
@@ -108,5 +109,46 @@ describe('wasmtrace report', () => {
     const r = await run('report', join(root, 'package.json'));
     assert.equal(r.status, 1);
     assert.match(r.err, /cannot read .*package\.json: not a trace/);
+  });
+});
+
+describe('without node_modules (a plain checkout)', () => {
+  // bin/, lib/, js/ and package.json alone, where no node_modules is above
+  // and NODE_PATH is empty: the browser driver cannot be resolved.
+  const bare = join(tmp, 'bare');
+  for (const part of ['bin', 'lib', 'js', 'package.json']) cpSync(join(root, part), join(bare, part), { recursive: true });
+  const cli = (...args) => spawnSync(process.execPath, [join(bare, 'bin/wasmtrace.mjs'), ...args],
+    { cwd: tmp, encoding: 'utf8', env: { ...process.env, NODE_PATH: '' } });
+
+  test('the browser driver really is unresolvable there', () => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('playwright-core')"],
+      { cwd: bare, encoding: 'utf8', env: { ...process.env, NODE_PATH: '' } });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /ERR_MODULE_NOT_FOUND|Cannot find package/);
+  });
+
+  test('--help and --version work', () => {
+    const help = cli('--help');
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^wasmtrace \d+\.\d+\.\d+: record and read traces/);
+    const version = cli('--version');
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
+  });
+
+  test('report works', () => {
+    const html = join(tmp, 'bare-report.html');
+    const r = cli('report', join(root, 'tests/golden/chrome.json'), '--html', html);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /thread 'main'/);
+    assert.match(readFileSync(html, 'utf8'), /<svg|flame/);
+  });
+
+  test('record says what it needs instead of a stack trace', () => {
+    mkdirSync(join(tmp, 'page'), { recursive: true });
+    writeFileSync(join(tmp, 'page/index.html'), '<!doctype html>');
+    const r = cli('record', join(tmp, 'page'));
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^wasmtrace: record needs the browser driver playwright-core \(npm install\)/);
   });
 });

@@ -19,23 +19,25 @@ const REQUIRED = [
   'package.json',
   'README.md',
   'bin/wasmtrace.mjs',
-  'scripts/lib/cli.mjs',
-  'scripts/lib/index.mjs',
-  'scripts/lib/index.d.ts',
-  'scripts/lib/profile.mjs',
-  'scripts/lib/report.mjs',
-  'scripts/lib/flamegraph.js',
-  'scripts/lib/serve.mjs',
-  'scripts/lib/browser.mjs',
+  'lib/cli.mjs',
+  'lib/index.mjs',
+  'lib/index.d.ts',
+  'lib/profile.mjs',
+  'lib/report.mjs',
+  'lib/flamegraph.js',
+  'lib/serve.mjs',
+  'lib/browser.mjs',
   'js/playwright.mjs',
   'js/playwright.d.ts',
+  'js/trace-assertions.mjs',
+  'js/trace-assertions.d.ts',
   'js/wasmtrace.d.ts',
   'js/wasmtrace_library.js',
   'js/wasmtrace_pre.js',
   'js/wasmtrace_post.js',
   'config/wasmtrace.schema.json',
 ];
-const ALLOWED = /^(package\.json|README\.md|LICENSE|bin\/[\w.-]+\.mjs|scripts\/lib\/[\w.-]+\.(mjs|js|d\.ts)|js\/[\w.-]+\.(js|mjs|d\.ts)|config\/wasmtrace\.schema\.json)$/;
+const ALLOWED = /^(package\.json|README\.md|LICENSE|bin\/[\w.-]+\.mjs|lib\/[\w.-]+\.(mjs|js|d\.ts)|js\/[\w.-]+\.(js|mjs|d\.ts)|config\/wasmtrace\.schema\.json)$/;
 
 test('npm pack contains everything a user needs', () => {
   for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);

@@ -9,8 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../scripts/lib/profile.mjs';
-import { htmlReport, printable, reportData, textReport } from '../../scripts/lib/report.mjs';
+import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../lib/profile.mjs';
+import { htmlReport, printable, reportData, textReport } from '../../lib/report.mjs';
 import { assertRan, assertTimeBelow, samplesIn, timeIn } from '../../js/playwright.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -120,6 +120,24 @@ describe('hand-written files', () => {
       ['worker', { total: 6, idle: 1, busy: 5 }],
     ]);
     assert.match(textReport(p), /self samples/);
+  });
+
+  test('folded stacks with the stats record: session, interval and stats from its JSON; other comments ignored', () => {
+    const record = { version: '0.1.0', session: 's1', format: 'folded', intervalUs: 250,
+      stats: { samplesTaken: 4, samplesWritten: 3, samplesDropped: 1, dropped: { bufferFull: 1, tornStack: 0 }, ticksMissed: 2 } };
+    const p = readProfile(`# made by hand\nmain;a 2\nmain 1\n# wasmtrace ${JSON.stringify(record)}\n`);
+    assert.equal(p.intervalUs, 250);
+    assert.equal(p.session.session, 's1');
+    assert.equal(p.session.stats, undefined, 'the stats are not part of the session');
+    assert.deepEqual(p.stats, record.stats);
+    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, busy: 2 }]]);
+  });
+
+  test('a malformed stats record is a one-line error that names its line', () => {
+    for (const bad of ['# wasmtrace {"intervalUs": 1000', '# wasmtrace {"stats": 3}', `# wasmtrace {"x":"${'y'.repeat(1 << 20)}"}`]) {
+      assert.throws(() => readProfile(`main;a 1\n${bad}\n`), (e) => /^folded stacks: line 2: the '# wasmtrace' stats record /.test(e.message) &&
+        !e.message.includes('\n') && e.message.length < 200);
+    }
   });
 
   test('a line that is not "stack count" is an error that names the line', () => {

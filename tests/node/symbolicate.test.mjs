@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { analyzeTrace, parseTrace } from '../../scripts/lib/trace.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { parseSymbolMap } from '../../scripts/symbolicate.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -4,15 +4,16 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { launch } from './browser.mjs';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, withConfig, WasmtraceError,
-} from '../../js/playwright.mjs';
+} from '../js/playwright.mjs';
+// The browser driver (playwright-core) is imported by `record` only: --help,
+// --version and `report` work without it (a checkout without node_modules).
 
-const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 const HELP = `wasmtrace ${VERSION}: record and read traces of Emscripten pthread apps
 
@@ -206,6 +207,13 @@ async function record(positionals, v, io) {
   const progress = v.quiet ? () => {} : (line) => io.err(`wasmtrace record: ${line}`);
   const t0 = Date.now();
 
+  let launch;
+  try {
+    ({ launch } = await import('./browser.mjs'));
+  } catch (e) {
+    if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new Error(`record needs the browser driver playwright-core (npm install): ${e.message.split('\n')[0]}`);
+  }
   const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
   let browser = null;
   const consoleLines = [];

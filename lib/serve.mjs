@@ -1,6 +1,6 @@
 // A small static file server for wasmtrace pages: serves a directory on
 // 127.0.0.1 with the cross-origin isolation headers that pthreads
-// (SharedArrayBuffer) need. Also a CLI: node scripts/lib/serve.mjs DIR [PORT]
+// (SharedArrayBuffer) need. Also a CLI: node lib/serve.mjs DIR [PORT]
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';

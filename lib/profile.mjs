@@ -9,18 +9,10 @@
 // with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
-import { gunzipSync } from 'node:zlib';
-import { analyzeTrace, parseTrace } from './trace.mjs';
+import { analyzeTrace, decompress, parseTrace } from './trace.mjs';
 
 /** Names a sample may carry instead of an empty stack when the thread was idle. */
 const IDLE_NAMES = new Set(['(idle)', '(root)']);
-
-/** Gunzips if needed; returns the text. */
-function toText(bytes) {
-  let buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
-  if (buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf, { finishFlush: 2 /* Z_SYNC_FLUSH: cut-short files */ });
-  return buf.toString('utf8');
-}
 
 /** 'chrome' | 'firefox' | 'folded' for a trace's text. */
 export function detectFormat(text) {
@@ -42,7 +34,7 @@ export function detectFormat(text) {
  * @returns {import('./index.js').Profile}
  */
 export function readProfile(input, { format } = {}) {
-  const text = typeof input === 'string' ? input : toText(input);
+  const text = typeof input === 'string' ? input : decompress(input).toString('utf8');
   let kind = format || detectFormat(text);
   let json = null;
   if (kind === 'json') {
@@ -171,20 +163,24 @@ function readFirefox(p) {
 
 // "thread;outer;inner 42": the first frame names the thread (that is how
 // wasmtrace writes it). Lines starting with '#' are comments; wasmtrace's
-// last line is one with the session's stats:
-//   # wasmtrace 0.1.0 folded: 6 stacks; samples taken 10, written 9, dropped 1
-//   (buffer full 0, stack changed during every copy 1); ...; interval 1000 us
-//   (session startup)
+// last line is its stats record: '# wasmtrace ' and one JSON object, the
+// session's settings with the same "stats" member as the other formats:
+//   # wasmtrace {"version":"0.1.0","session":"startup","format":"folded",
+//   "intervalUs":1000,...,"stats":{"samplesTaken":10,"samplesWritten":9,...}}
+const FOLDED_RECORD = '# wasmtrace {';
+// A record longer than this is not one wasmtrace wrote.
+const FOLDED_RECORD_MAX = 1 << 20;
+
 function readFolded(text) {
   const threads = new Map();
-  const comments = [];
+  let record = null;
   let lineNo = 0;
   for (const raw of text.split('\n')) {
     lineNo++;
     const line = raw.replace(/\r$/, '');
     if (!line.trim()) continue;
     if (line.startsWith('#')) {
-      comments.push(line);
+      if (line.startsWith(FOLDED_RECORD)) record = foldedRecord(line, lineNo);
       continue;
     }
     const m = /^(.*\S)\s+(\d+(?:\.\d+)?)$/.exec(line);
@@ -195,42 +191,29 @@ function readFolded(text) {
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
     threads.get(threadName).samples.push({ ts: null, stack, weight: Number(m[2]) });
   }
-  const { session, stats } = foldedMeta(comments);
+  const { stats = null, ...session } = record ?? {};
   return {
     format: 'folded',
-    session,
-    intervalUs: session?.intervalUs ?? null,
+    session: record ? session : null,
+    intervalUs: record?.intervalUs ?? null,
     stats,
     threads: [...threads.values()],
   };
 }
 
-// The session and stats from wasmtrace's "# wasmtrace ..." comment line.
-function foldedMeta(comments) {
-  const line = comments.find((c) => /^#\s*wasmtrace\b/.test(c));
-  if (!line) return { session: null, stats: null };
-  const num = (re) => {
-    const m = re.exec(line);
-    return m ? Number(m[1]) : undefined;
-  };
-  const session = {
-    version: /wasmtrace\s+(\S+)/.exec(line)?.[1],
-    session: /\(session ([^)]*)\)\s*$/.exec(line)?.[1],
-    format: 'folded',
-    intervalUs: num(/interval (\d+) us/),
-  };
-  const stats = {
-    samplesTaken: num(/samples taken (\d+)/),
-    samplesWritten: num(/written (\d+)/),
-    samplesDropped: num(/written \d+, dropped (\d+)/),
-    dropped: {
-      bufferFull: num(/buffer full (\d+)/),
-      tornStack: num(/stack changed during every copy (\d+)/),
-      events: num(/events[^;]*dropped (\d+)/),
-    },
-    ticksMissed: num(/ticks missed (\d+)/),
-  };
-  return { session, stats: stats.samplesTaken === undefined ? null : stats };
+// The session and stats from wasmtrace's '# wasmtrace {...}' line.
+function foldedRecord(line, lineNo) {
+  const bad = (why) => new Error(`folded stacks: line ${lineNo}: the '# wasmtrace' stats record ${why}`);
+  if (line.length > FOLDED_RECORD_MAX) throw bad(`is longer than ${FOLDED_RECORD_MAX} characters`);
+  let record;
+  try {
+    record = JSON.parse(line.slice(FOLDED_RECORD.length - 1));
+  } catch (e) {
+    throw bad(`is not valid JSON (${e.message})`);
+  }
+  if (!record || typeof record !== 'object' || Array.isArray(record)) throw bad('is not a JSON object');
+  if (record.stats !== undefined && (!record.stats || typeof record.stats !== 'object')) throw bad('has a "stats" member that is not an object');
+  return record;
 }
 
 // ---- views ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ export type {
   WasmtraceSessionConfig,
   WasmtraceSessionState,
   WasmtraceStats,
-} from '../../js/wasmtrace.js';
+} from '../js/wasmtrace.js';
 
 /** Trace formats wasmtrace writes. */
 export type TraceFormat = 'chrome' | 'firefox' | 'folded';
@@ -41,11 +41,15 @@ export interface ProfileThread {
 /** A trace read into one model, whatever its format. */
 export interface Profile {
   format: TraceFormat;
-  /** The session metadata the trace carries (chrome: the wasmtrace_session record), or null. */
+  /**
+   * The session metadata the trace carries (chrome: the wasmtrace_session
+   * record; firefox: meta.wasmtrace; folded: the '# wasmtrace {...}' record
+   * without its stats), or null.
+   */
   session: Record<string, unknown> | null;
   /** Sampling period in microseconds, or null when the trace does not say. */
   intervalUs: number | null;
-  /** Drop counts and totals the trace states (chrome: wasmtrace_stats), or null. */
+  /** Drop counts and totals the trace states (chrome: wasmtrace_stats; folded: the record's "stats"), or null. */
   stats: Record<string, any> | null;
   threads: ProfileThread[];
 }

@@ -1,6 +1,6 @@
 // `wasmtrace report`: what a trace says, in the terminal (top functions by
 // self and total time, per thread) and as one offline HTML page with an
-// interactive flame graph per thread (scripts/lib/flamegraph.js, inlined).
+// interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
 
@@ -28,7 +28,7 @@ function table(rows, header) {
 }
 
 /** One line about the session: format, name, sampling interval. */
-export function describeProfile(profile) {
+function describeProfile(profile) {
   const parts = [profile.format];
   const name = profile.session?.session ?? profile.session?.name;
   if (name) parts.push(`session '${printable(name)}'`);
@@ -37,7 +37,7 @@ export function describeProfile(profile) {
 }
 
 /** The drop counts a trace states, as one line, or null when it states none. */
-export function describeDrops(profile) {
+function describeDrops(profile) {
   const s = profile.stats;
   if (!s) return null;
   const d = s.dropped || {};

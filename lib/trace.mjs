@@ -1,13 +1,23 @@
 // Reading wasmtrace's Chrome Trace Event files: gunzip, parse, and rebuild
 // each thread's CPU profile from its Profile/ProfileChunk events, the way
 // DevTools and speedscope do. Used by profile.mjs (all formats) and the tests.
-import { gunzipSync } from 'node:zlib';
+import { constants, gunzipSync } from 'node:zlib';
+
+/**
+ * A trace file's bytes, gunzipped when they are gzip. The one place that
+ * inflates: with Z_SYNC_FLUSH as the finishing flush, a file cut short after
+ * one of the encoder's sync-flush points (a session still running, a crashed
+ * page) inflates up to that point instead of failing.
+ */
+export function decompress(bytes) {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+  if (buf[0] === 0x1f && buf[1] === 0x8b) return gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH });
+  return buf;
+}
 
 /** Parses a trace file's bytes (gzip or plain JSON, array or object form). */
 export function parseTrace(bytes) {
-  let buf = Buffer.from(bytes);
-  if (buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf);
-  let text = buf.toString('utf8').trim();
+  let text = decompress(bytes).toString('utf8').trim();
   // The array form may lack its closing bracket when a trace was cut short.
   if (text.startsWith('[') && !text.endsWith(']')) text = text.replace(/,\s*$/, '') + ']';
   const json = JSON.parse(text);
@@ -64,17 +74,4 @@ export function analyzeTrace(events) {
     delete t.sampleIds;
   }
   return { threads: [...threads.values()].sort((a, b) => a.tid - b.tid), session, stats };
-}
-
-/** Self-sample counts by function name over all or one thread, descending. */
-export function selfCounts(analysis, tid) {
-  const counts = new Map();
-  for (const t of analysis.threads) {
-    if (tid !== undefined && t.tid !== tid) continue;
-    for (const s of t.samples) {
-      const leaf = s.stack.length ? s.stack[s.stack.length - 1] : '(idle)';
-      counts.set(leaf, (counts.get(leaf) || 0) + 1);
-    }
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]);
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -52,7 +52,6 @@ export async function launch({ executablePath, logPageErrors = true } = {}) {
     throw e;
   }
   return {
-    context,
     async newPage() {
       const page = await context.newPage();
       if (logPageErrors) page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));

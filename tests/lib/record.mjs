@@ -1,0 +1,38 @@
+// Records a wasmtrace page in headless Chromium for the tests: serve the
+// directory, load the page, wait until it says it is ready, then stop its
+// sessions and take each trace with the Playwright helper's collectTraces
+// (the same page-side recorder the CLI uses).
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
+import { collectTraces } from '../../js/playwright.mjs';
+
+/**
+ * @param {object} o
+ * @param {string} o.dir        directory to serve (cross-origin isolated)
+ * @param {string} [o.path]     page path under dir, with query
+ * @param {string} [o.waitFor]  JS expression that becomes true when done
+ * @param {number} [o.timeoutMs] how long the page may take to get there
+ * @param {(page) => Promise<void>} [o.beforeStop] runs in between
+ * @returns {Promise<{sessions: object[], console: string[]}>} sessions as
+ *   collectTraces returns them (bytes, stats, state, error), unparsed
+ */
+export async function recordPage({ dir, path = 'index.html', waitFor = 'window.sampleStartupComplete === true',
+  timeoutMs = 120000, beforeStop } = {}) {
+  const server = await serve(dir);
+  const browser = await launch();
+  const consoleLines = [];
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+    await page.goto(server.url + path);
+    const isolated = await page.evaluate(() => self.crossOriginIsolated);
+    if (!isolated) throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing): pthreads cannot run');
+    await page.waitForFunction(waitFor, null, { timeout: timeoutMs, polling: 50 });
+    if (beforeStop) await beforeStop(page);
+    const sessions = await collectTraces(page, { parse: false, timeoutMs });
+    return { sessions, console: consoleLines };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
