@@ -51,7 +51,7 @@
  * bounds). Tested on x86 only. The host build uses release stores (a plain
  * move on x86) so that ThreadSanitizer checks the real protocol. The event
  * rings publish with real release stores (scope.c). */
-#ifdef __EMSCRIPTEN__
+#if defined(__EMSCRIPTEN__) && !defined(WT_PUBLISH_ATOMIC)
 #define WT_I_PUBLISH_U64(ptr, value)                    \
   do {                                                  \
     atomic_signal_fence(memory_order_seq_cst);          \
@@ -60,6 +60,11 @@
 #define WT_I_STORE_FRAME(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
 #define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
 #define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
+#if defined(WT_PUBLISH_RELEASE_TOP)
+/* Benchmark variant: only `top` is an atomic (release) store. */
+#undef WT_I_PUBLISH_U64
+#define WT_I_PUBLISH_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
+#endif
 #else
 #define WT_I_PUBLISH_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
@@ -88,7 +93,8 @@ typedef struct wt_event {
 _Static_assert(sizeof(wt_event) == 24, "wt_event must stay 24 bytes");
 
 /* Bit i set: some running session records category i. Read with one
- * relaxed load on the hot path; kept by wt_runtime_update_categories. */
+ * relaxed load on the hot path; written by wt_runtime_update_categories
+ * (categories.c). */
 extern _Atomic uint64_t wt_i_category_mask;
 
 /* Worker-private bookkeeping of open scopes per thread (see worker.c). */
@@ -169,8 +175,8 @@ uint64_t wt_registry_threads_dropped(void);
  * (the caller counts it as a torn sample). Worker only. */
 int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth);
 
-/* Frees everything and forgets all threads. Tests only, no other thread may
- * be using wasmtrace. */
-void wt_registry_reset_for_testing(void);
+/* Frees everything and forgets all threads: wt_runtime_reset_for_testing
+ * only (no other thread may be using wasmtrace). */
+void wt_registry_reset(void);
 
 #endif
