@@ -74,8 +74,7 @@ static int running(wt_session *s) {
 static void dispatch(int nsessions, const wt_event_rec *rec) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) continue;
-    if (rec->ts_us < s->start_us) continue;
+    if (!running(s) || rec->ts_us < s->start_us) continue;
     if (!((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> rec->cat) & 1)) continue;
     wt_session_record_event(s, rec);
   }
@@ -93,7 +92,7 @@ static void drain_rings(int nsessions) {
     if (dropped != t->dropped_seen) {
       for (int i = 0; i < nsessions; i++) {
         wt_session *s = wt_rt.sessions[i];
-        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
+        if (running(s))
           atomic_fetch_add_explicit(&s->events_dropped, dropped - t->dropped_seen, memory_order_relaxed);
       }
       t->dropped_seen = dropped;
@@ -142,6 +141,8 @@ static void drain_rings(int nsessions) {
   }
 }
 
+/* ---- lifecycle ------------------------------------------------------------- */
+
 /* Ends the scopes still open on every thread for a session that stops:
  * they are written as unfinished, ending at the stop time. */
 static void close_open_scopes(wt_session *s, double now) {
@@ -160,62 +161,6 @@ static void close_open_scopes(wt_session *s, double now) {
   }
 }
 
-/* Built-in counters, process-wide, at the session's counter interval. */
-static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
-  if (!s->config.counters || now < s->next_counter_us) return;
-  uint32_t live = 0;
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
-  }
-  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
-   * second, whatever the counter interval. */
-  double malloc_bytes = -1;
-  if (now >= s->next_malloc_us) {
-    malloc_bytes = (double)wt_platform_malloc_bytes();
-    s->next_malloc_us = now + 250000.0;
-  }
-  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
-  for (int i = 0; i < 3; i++) {
-    if (values[i] < 0) continue; /* not measurable here */
-    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_rt.builtin_counter_ids[i],
-                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
-                        .cat = (uint8_t)wt_rt.builtin_counter_cat};
-    wt_session_record_event(s, &rec);
-  }
-  double period = s->config.counter_interval_ms * 1000.0;
-  s->next_counter_us += period;
-  if (s->next_counter_us <= now) s->next_counter_us = now + period;
-}
-
-/* ---- snapshot ----------------------------------------------------------------- */
-
-/* Copies every live thread's stack once. Returns the number of slots
- * snapshotted (fewer than nthreads only if memory ran out). The buffers grow
- * with the registry, so the worker's first tick allocates little. */
-static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
-  if (nthreads > ws->cap) {
-    uint32_t cap = ws->cap ? ws->cap : 8;
-    while (cap < nthreads) cap *= 2;
-    uint32_t(*stacks)[WT_MAX_DEPTH] = realloc(ws->stacks, cap * sizeof *stacks);
-    if (stacks) ws->stacks = stacks;
-    int *depths = realloc(ws->depths, cap * sizeof *depths);
-    if (depths) ws->depths = depths;
-    if (stacks && depths) ws->cap = cap;
-    if (nthreads > ws->cap) nthreads = ws->cap;
-  }
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (!t || atomic_load_explicit(&t->exited, memory_order_acquire)) {
-      ws->depths[slot] = -2; /* not sampled */
-      continue;
-    }
-    uint32_t depth;
-    ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth);
-  }
-  return nthreads;
-}
-
 /* A failed session gives back its memory: the worker frees its buffers and
  * hands the output queue over; the main thread frees what is left of it. */
 static void release_failed(wt_session *s) {
@@ -227,8 +172,6 @@ static void release_failed(wt_session *s) {
     wt_outq_finish(&s->out);
   }
 }
-
-/* ---- lifecycle ----------------------------------------------------------- */
 
 /* Counts the grid points at or before `now` that were not sampled as
  * missed, and moves the deadline past them. */
@@ -295,7 +238,33 @@ static void lifecycle_phase(int nsessions, double now) {
   }
 }
 
-/* ---- sample tick ------------------------------------------------------------ */
+/* ---- sample tick ----------------------------------------------------------- */
+
+/* Copies every live thread's stack once. Returns the number of slots
+ * snapshotted (fewer than nthreads only if memory ran out). The buffers grow
+ * with the registry, so the worker's first tick allocates little. */
+static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
+  if (nthreads > ws->cap) {
+    uint32_t cap = ws->cap ? ws->cap : 8;
+    while (cap < nthreads) cap *= 2;
+    uint32_t(*stacks)[WT_MAX_DEPTH] = realloc(ws->stacks, cap * sizeof *stacks);
+    if (stacks) ws->stacks = stacks;
+    int *depths = realloc(ws->depths, cap * sizeof *depths);
+    if (depths) ws->depths = depths;
+    if (stacks && depths) ws->cap = cap;
+    if (nthreads > ws->cap) nthreads = ws->cap;
+  }
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t || atomic_load_explicit(&t->exited, memory_order_acquire)) {
+      ws->depths[slot] = -2; /* not sampled */
+      continue;
+    }
+    uint32_t depth;
+    ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth);
+  }
+  return nthreads;
+}
 
 static int sample_due(wt_session *s, double now) {
   return running(s) && s->config.sampling && s->next_sample_us <= now;
@@ -335,7 +304,35 @@ static void sample_tick(worker_state *ws, int nsessions, double now) {
   }
 }
 
-/* ---- counters ----------------------------------------------------------------- */
+/* ---- counters -------------------------------------------------------------- */
+
+/* Built-in counters, process-wide, at the session's counter interval. */
+static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
+  if (!s->config.counters || now < s->next_counter_us) return;
+  uint32_t live = 0;
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
+  }
+  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
+   * second, whatever the counter interval. */
+  double malloc_bytes = -1;
+  if (now >= s->next_malloc_us) {
+    malloc_bytes = (double)wt_platform_malloc_bytes();
+    s->next_malloc_us = now + 250000.0;
+  }
+  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
+  for (int i = 0; i < 3; i++) {
+    if (values[i] < 0) continue; /* not measurable here */
+    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_rt.builtin_counter_ids[i],
+                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
+                        .cat = (uint8_t)wt_rt.builtin_counter_cat};
+    wt_session_record_event(s, &rec);
+  }
+  double period = s->config.counter_interval_ms * 1000.0;
+  s->next_counter_us += period;
+  if (s->next_counter_us <= now) s->next_counter_us = now + period;
+}
 
 static void counters_phase(int nsessions, double now) {
   uint32_t nthreads = wt_registry_count();
@@ -345,7 +342,7 @@ static void counters_phase(int nsessions, double now) {
   }
 }
 
-/* ---- next deadline ------------------------------------------------------------ */
+/* ---- next deadline --------------------------------------------------------- */
 
 /* The earliest sampling or counter deadline of the running sessions. */
 static double next_deadline(int nsessions, double now) {
@@ -371,7 +368,7 @@ static double recheck_stopping(int nsessions, double next) {
   return next;
 }
 
-/* ---- encode ------------------------------------------------------------------- */
+/* ---- encode ---------------------------------------------------------------- */
 
 /* Encodes one step of a session if it is due (or `burst`: it was due
  * earlier in this iteration). Returns 1 if it did work. */
@@ -438,7 +435,7 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
   }
 }
 
-/* ---- the thread ----------------------------------------------------------------- */
+/* ---- the thread ------------------------------------------------------------ */
 
 void *wt_worker_main(void *arg) {
   (void)arg;
