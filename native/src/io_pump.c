@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "runtime.h"
+#include "session.h"
 
 /* mkdir -p of the directory part of path. */
 static void make_parent_dirs(const char *path) {

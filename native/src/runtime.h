@@ -20,7 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "categories.h"
+#include "categories.h" /* for session.c, until it gets a category callback */
 #include "session.h"
 
 typedef struct wt_runtime {
