@@ -34,9 +34,9 @@
 #include "runtime.h"
 
 #define IDLE_SLEEP_US 20000.0     /* when no session samples */
-#define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline... */
-                                  /* ...plus the length of the last step */
-#define ENCODE_BATCH 256          /* samples (and events) per encode step: a slice */
+#define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline */
+#define ENCODE_MIN_SLICE 256      /* samples (and events) per step: at least... */
+#define ENCODE_MAX_SLICE 2048     /* ...and at most; in between, what fits in time */
 #define ENCODE_AFTER_US 100000.0  /* encode at least this often... */
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
 
@@ -44,8 +44,8 @@ typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
   int *depths;                      /* frames copied, -1 if torn, -2 if not sampled */
   uint32_t cap;
-  double step_us;                   /* length of the last encoder step */
-  uint8_t bursting[WT_MAX_SESSION_IDS]; /* encode phase: the session was due */
+  double us_per_item;               /* measured cost of encoding one sample or event */
+  uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
 } worker_state;
 
 uint64_t wt_worker_busy_us(void) {
@@ -370,9 +370,10 @@ static double recheck_stopping(int nsessions, double next) {
 
 /* ---- encode ---------------------------------------------------------------- */
 
-/* Encodes one step of a session if it is due (or `burst`: it was due
- * earlier in this iteration). Returns 1 if it did work. */
-static int encode_session(wt_session *s, double now, int burst) {
+/* Encodes one step of at most `max_batch` samples (and events) of a session
+ * if it is due (or `burst`: it was due earlier in this iteration). Returns 1
+ * if it did work. */
+static int encode_session(wt_session *s, double now, int burst, size_t max_batch) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
   if (s->footer_written) return 0;
@@ -383,7 +384,7 @@ static int encode_session(wt_session *s, double now, int burst) {
     return 0;
   }
   /* Bounded output: wait for the main thread to write what is queued. */
-  size_t quota = wt_session_encode_quota(s, ENCODE_BATCH);
+  size_t quota = wt_session_encode_quota(s, max_batch);
   if (!quota) return 0;
   int has_data = s->sample_count > 0 || s->event_count > 0;
   int stale = has_data && now - s->last_encode_us >= ENCODE_AFTER_US;
@@ -408,14 +409,34 @@ static int encode_session(wt_session *s, double now, int burst) {
   return 1;
 }
 
-/* Encodes in small steps while time is left before `next`: a session that
- * was due keeps encoding its backlog step after step. Each step must leave
- * the margin plus the last step's length before the deadline; one step per
- * iteration is always allowed, so that output keeps moving even when the
- * period is shorter than that (it then costs some lateness, which the
+/* Samples (and events) the next step may take: as many as the time left
+ * before the deadline, less the margin, fits at the measured cost, within
+ * [ENCODE_MIN_SLICE, ENCODE_MAX_SLICE]. */
+static size_t slice_for(const worker_state *ws, double left_us) {
+  if (ws->us_per_item <= 0) return ENCODE_MIN_SLICE; /* not measured yet */
+  double n = (left_us - ENCODE_MARGIN_US) / ws->us_per_item;
+  if (n < ENCODE_MIN_SLICE) return ENCODE_MIN_SLICE;
+  if (n > ENCODE_MAX_SLICE) return ENCODE_MAX_SLICE;
+  return (size_t)n;
+}
+
+/* Learns the cost of one item from a step that encoded `items` in `us`. */
+static void note_step(worker_state *ws, size_t items, double us) {
+  if (items < ENCODE_MIN_SLICE / 2) return; /* too few to tell the cost */
+  double cost = us / (double)items;
+  ws->us_per_item = ws->us_per_item > 0 ? 0.75 * ws->us_per_item + 0.25 * cost : cost;
+}
+
+/* Encodes in steps sized to the time left before `next`. A session that
+ * was due keeps encoding its backlog, step after step and iteration after
+ * iteration, while at least a smallest step of it is left (the rest waits
+ * for the session to be due again: many tiny steps would cost more than
+ * they encode); in an iteration, steps go on while a
+ * smallest step still fits before the deadline. One step per iteration is
+ * always allowed, so that output keeps moving even when the period is
+ * shorter than the margin (it then costs some lateness, which the
  * benchmarks measure). */
 static void encode_phase(worker_state *ws, int nsessions, double next) {
-  memset(ws->bursting, 0, (size_t)nsessions);
   int steps = 0;
   for (int work = 1; work;) {
     work = 0;
@@ -423,13 +444,15 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
       wt_session *s = wt_rt.sessions[i];
       if (!s || !active(s)) continue;
       double t = wt_platform_now_us();
-      if (steps > 0 && next - t < ENCODE_MARGIN_US + ws->step_us) return;
-      int burst = ws->bursting[i] && (s->sample_count > 0 || s->event_count > 0);
-      if (encode_session(s, t, burst)) {
+      if (steps > 0 && next - t < ENCODE_MARGIN_US + ENCODE_MIN_SLICE * ws->us_per_item) return;
+      size_t pending = s->sample_count + s->event_count;
+      if (pending < ENCODE_MIN_SLICE) ws->bursting[i] = 0; /* no tiny steps */
+      if (encode_session(s, t, ws->bursting[i], slice_for(ws, next - t))) {
         work = 1;
         steps++;
-        ws->bursting[i] = 1;
-        ws->step_us = wt_platform_now_us() - t;
+        size_t left = s->sample_count + s->event_count;
+        ws->bursting[i] = left >= ENCODE_MIN_SLICE;
+        note_step(ws, pending > left ? pending - left : 0, wt_platform_now_us() - t);
       }
     }
   }
