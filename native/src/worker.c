@@ -371,8 +371,8 @@ static double recheck_stopping(int nsessions, double next) {
 /* ---- encode ---------------------------------------------------------------- */
 
 /* Encodes one step of at most `max_batch` samples (and events) of a session
- * if it is due (or `burst`: it was due earlier in this iteration). Returns 1
- * if it did work. */
+ * if it is due (or `burst`: it was due earlier and still has a backlog).
+ * Returns 1 if it did work. */
 static int encode_session(wt_session *s, double now, int burst, size_t max_batch) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
@@ -430,12 +430,11 @@ static void note_step(worker_state *ws, size_t items, double us) {
 /* Encodes in steps sized to the time left before `next`. A session that
  * was due keeps encoding its backlog, step after step and iteration after
  * iteration, while at least a smallest step of it is left (the rest waits
- * for the session to be due again: many tiny steps would cost more than
- * they encode); in an iteration, steps go on while a
- * smallest step still fits before the deadline. One step per iteration is
- * always allowed, so that output keeps moving even when the period is
- * shorter than the margin (it then costs some lateness, which the
- * benchmarks measure). */
+ * until the session is due again: many tiny steps would cost more than
+ * they encode). In an iteration, steps go on while a smallest step still
+ * fits before the deadline; one step is always allowed, so that output
+ * keeps moving even when the period is shorter than the margin (it then
+ * costs some lateness, which the benchmarks measure). */
 static void encode_phase(worker_state *ws, int nsessions, double next) {
   int steps = 0;
   for (int work = 1; work;) {
