@@ -54,12 +54,13 @@
  * the pop that freed its slot.
  *
  * Cost of a correct publication, measured (bench/publish.mjs: same run,
- * interleaved, median over rounds, x86 + V8): a plain-store push+pop adds
- * ~3.7 ns to an instrumented call; release stores of the frame and of `top`
- * add ~20-24 ns, 5-6x that, because every wasm atomic store is sequentially
- * consistent (an xchg on x86). Even one atomic store per push and pop (only
- * `top`, WT_PUBLISH_RELEASE_TOP; not enough, since a later frame store may
- * still pass the pop's store) adds ~18-20 ns.
+ * 15 interleaved rounds, medians, x86, Node 20 and Chromium): a
+ * plain-store push+pop adds ~3.6-3.8 ns to an instrumented call; release
+ * stores of the frame and of `top` add ~24-25 ns, 6-7x that, because every
+ * wasm atomic store is sequentially consistent (an xchg on x86). Even one
+ * atomic store per push and pop (only `top`, WT_PUBLISH_RELEASE_TOP; not
+ * enough, since a later frame store may still pass the pop's store) adds
+ * ~21-22 ns.
  *
  * Choice: plain stores stay. What a reorder can do is bounded: the sampler
  * never reads out of bounds (the depth is clamped), and only a copy made
