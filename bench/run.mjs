@@ -154,10 +154,14 @@ execFileSync('cmake', ['--build', join(root, 'build/bench-host'), '-j2'], { stdi
 const hot = { node: {}, native: {}, chromium: {} };
 const MODES = ['empty', 'scope', 'scope_off', 'instant', 'counter'];
 log('hot path: Node and native');
-for (const v of ['plain', 'instrumented']) {
-  hot.node[`calls_${v}`] = await repeat(RUNS, () => nodeRun(v, 'calls'));
-  hot.native[`calls_${v}`] = await repeat(RUNS, () => nativeRun(v, 'calls'));
-}
+// The wasm variants interleaved, one run each per round: plain and
+// instrumented, and instrumented with the shadow stack published by atomic
+// stores (`atomic`: frame and top; `release_top`: top only), for the ARM
+// question (native/src/registry.h; bench/publish.mjs runs only this part).
+const CALL_VARIANTS = ['plain', 'instrumented', 'atomic', 'release_top'];
+for (const v of CALL_VARIANTS) hot.node[`calls_${v}`] = [];
+for (let r = 0; r < RUNS; r++) for (const v of CALL_VARIANTS) hot.node[`calls_${v}`].push(nodeRun(v, 'calls'));
+for (const v of ['plain', 'instrumented']) hot.native[`calls_${v}`] = await repeat(RUNS, () => nativeRun(v, 'calls'));
 for (const m of MODES) {
   hot.node[m] = await repeat(RUNS, () => nodeRun('plain', m));
   hot.native[m] = await repeat(RUNS, () => nativeRun('plain', m));
@@ -175,7 +179,8 @@ try {
     await p.close();
     return r;
   };
-  for (const v of ['plain', 'instrumented']) hot.chromium[`calls_${v}`] = await repeat(RUNS, () => inChromium(v, 'calls'));
+  for (const v of CALL_VARIANTS) hot.chromium[`calls_${v}`] = [];
+  for (let r = 0; r < RUNS; r++) for (const v of CALL_VARIANTS) hot.chromium[`calls_${v}`].push(await inChromium(v, 'calls'));
   for (const m of MODES) hot.chromium[m] = await repeat(RUNS, () => inChromium('plain', m));
 
   // ---- 2 & 3. sampler and output ----------------------------------------
@@ -305,6 +310,9 @@ const hotRows = [];
 for (const where of ['node', 'chromium', 'native']) {
   const h = hot[where];
   hotRows.push(`| ${where} | instrumented call (enter+exit) | ${cell(h.calls_plain)} | ${cell(h.calls_instrumented)} | **${fmt(median(h.calls_instrumented) - median(h.calls_plain))}** |`);
+  for (const [v, label] of [['atomic', 'release stores of frame and top'], ['release_top', 'release store of top']]) {
+    if (h[`calls_${v}`]) hotRows.push(`| ${where} | instrumented call, ${label} (not shipped) | ${cell(h.calls_plain)} | ${cell(h[`calls_${v}`])} | ${fmt(median(h[`calls_${v}`]) - median(h.calls_plain))} |`);
+  }
   for (const m of ['scope', 'scope_off', 'instant', 'counter']) {
     const label = { scope: 'WT_SCOPE (recorded)', scope_off: 'WT_SCOPE, category off', instant: 'WT_INSTANT', counter: 'WT_COUNTER' }[m];
     hotRows.push(`| ${where} | ${label} | ${cell(h.empty)} | ${cell(h[m])} | **${fmt(median(h[m]) - median(h.empty))}** |`);

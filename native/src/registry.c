@@ -8,7 +8,8 @@
 
 #include "platform.h"
 
-/* The registry part of the one global runtime object. */
+/* The registry's state: below the runtime object (runtime.h says why it is
+ * not a part of wt_rt). */
 static struct {
   pthread_mutex_t mutex;
   _Atomic uint32_t count;
@@ -162,8 +163,6 @@ uint32_t wt_registry_intern(const char *name) {
   return id;
 }
 
-_Atomic uint64_t wt_i_category_mask;
-
 uint32_t wt_registry_intern_category(const char *name) {
   if (!name) name = "app";
   pthread_mutex_lock(&reg.mutex);
@@ -219,7 +218,7 @@ int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth) {
   return -1;
 }
 
-void wt_registry_reset_for_testing(void) {
+void wt_registry_reset(void) {
   pthread_mutex_lock(&reg.mutex);
   uint32_t n = atomic_load_explicit(&reg.count, memory_order_relaxed);
   for (uint32_t i = 0; i < n; i++) {
@@ -236,7 +235,6 @@ void wt_registry_reset_for_testing(void) {
   reg.map_ids = NULL;
   atomic_store_explicit(&reg.names_count, 0, memory_order_relaxed);
   atomic_store_explicit(&reg.category_count, 0, memory_order_relaxed);
-  atomic_store_explicit(&wt_i_category_mask, 0, memory_order_relaxed);
   pthread_mutex_unlock(&reg.mutex);
   wt_i_tls_self = NULL;
   tls_state = TLS_UNKNOWN;

@@ -1,4 +1,19 @@
-/* The one global runtime object: session table, worker thread, wake word. */
+/* The one global runtime object, and the runtime's control entry points.
+ *
+ * Every piece of process-wide mutable state above the thread registry lives
+ * in `wt_rt`, one part per concern, each part written only by the files
+ * named beside it. What stays outside, and why:
+ *   - registry.c: the thread registry and interned names. It sits below the
+ *     runtime (the hooks use it before any runtime exists) and must not
+ *     depend on it.
+ *   - symbols.c: the worker-private cache of function names, used by the
+ *     encoders through session.c; below the runtime for the same reason.
+ *   - wt_i_category_mask (categories.c, declared in registry.h): read by the
+ *     hot path with one relaxed load, on its own, like Perfetto's "enabled"
+ *     flag; a field of a larger struct would share its cache line with
+ *     control-path writes.
+ *   - per-thread state (_Thread_local) in registry.c.
+ * Tests reset everything at once with wt_runtime_reset_for_testing. */
 #ifndef WT_RUNTIME_H
 #define WT_RUNTIME_H
 
@@ -8,16 +23,28 @@
 #include "session.h"
 
 typedef struct wt_runtime {
+  /* --- session table (api.c; read by categories.c, io_pump.c, worker.c) */
   pthread_mutex_t mutex; /* session creation only; never held while waiting */
   wt_session *sessions[WT_MAX_SESSION_IDS];
   _Atomic int session_count;
+
+  /* --- worker thread (runtime.c starts it, worker.c runs it) ----------- */
   pthread_t worker;
   _Atomic int worker_state; /* 0 none, 1 running, 2 failed to start */
   _Atomic int shutdown;
-  _Atomic uint32_t wake;    /* bumped to wake the worker */
-  _Atomic uint64_t worker_busy_us; /* time the worker spent awake (CPU upper bound) */
+  _Atomic int hold;          /* startup.c: do not adopt sessions yet */
+  _Atomic uint32_t wake;     /* bumped to wake the worker */
+  _Atomic uint64_t worker_busy_us;  /* time the worker spent awake (CPU upper bound) */
   _Atomic double worker_started_us; /* when the worker thread began running */
   double worker_created_us;         /* when wt_runtime_init created it */
+  uint32_t builtin_counter_ids[3];  /* heap bytes, malloc bytes in use, live threads */
+  uint32_t builtin_counter_cat;     /* their category ("wasmtrace") */
+
+  /* --- categories (categories.c) -------------------------------------- */
+  pthread_mutex_t categories_mutex;
+  uint64_t categories_forced; /* tests: recorded as if a session wanted them */
+
+  /* --- startup config (startup.c) ------------------------------------- */
   char config_error[WT_ERROR_MAX];
   int startup_ids[WT_MAX_SESSIONS];
   int startup_count;
@@ -25,29 +52,16 @@ typedef struct wt_runtime {
 
 extern wt_runtime wt_rt;
 
-/* The worker thread's entry point (worker.c). */
-void *wt_worker_main(void *arg);
-
-/* Names of the built-in counters (heap bytes, malloc bytes in use, live
- * threads) and their category, interned by wt_runtime_init. */
-extern uint32_t wt_builtin_counter_ids[3];
-extern uint32_t wt_builtin_counter_cat;
-
-/* Recomputes which categories each running session records, and the
- * global mask the hot path reads. Any thread; takes a mutex of its own. */
-void wt_runtime_update_categories(void);
-
-/* Tests: records these categories as if a running session wanted them. */
-void wt_runtime_force_categories_for_testing(uint64_t mask);
-
-/* Wakes the worker (new session, stop request). Any thread. */
+/* Wakes the worker (new session, stop request, room for output). Any
+ * thread. */
 void wt_runtime_wake(void);
 
-/* Reads the startup config blob and starts its sessions (runs before main()
- * in the wasm build). */
-void wt_runtime_start_from_config(void);
-
-/* Stops the worker and frees every session. Tests only (host build). */
-void wt_runtime_shutdown_for_testing(void);
+/* Test seam, the only one: stops and joins the worker, frees every session,
+ * forgets the startup config, every registered thread, interned name and
+ * cached symbol, and then records the categories in `record_categories`
+ * (bit i: category index i) as if a running session wanted them (0: none).
+ * The calling thread registers again on its next use. Host tests only; no
+ * other thread may be using wasmtrace. */
+void wt_runtime_reset_for_testing(uint64_t record_categories);
 
 #endif

@@ -2,9 +2,9 @@
  * on the calling thread. */
 #include <stdatomic.h>
 
+#include "categories.h"
 #include "platform.h"
 #include "registry.h"
-#include "runtime.h"
 #include "stack_ops.h"
 
 WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t id, double value) {

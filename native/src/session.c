@@ -132,10 +132,8 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
   set_budgets(s);
   /* start_us was set when the session was created: events from then on
    * belong to it even if the worker adopts it later. */
-  /* Deadlines on a grid of the interval in the shared clock: sessions with
-   * the same interval (or multiples) tick together and take the very same
-   * samples, whenever the worker adopted them. The first deadline is the
-   * grid point just passed, so the first sample is taken at once. */
+  /* The first sampling deadline is the worker's to choose (on the shared
+   * tick grid, worker.c); until then, the grid point just passed. */
   double interval = s->config.interval_us;
   s->next_sample_us = floor(now_us / interval) * interval;
   s->worker_busy_at_start = 0;

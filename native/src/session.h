@@ -95,7 +95,7 @@ struct wt_session {
   int out_freed;            /* the output queue was freed */
 };
 
-/* Session table (runtime.c). */
+/* Session table (api.c). */
 wt_session *wt_session_get(int id);
 
 /* Worker side (session.c). */

@@ -14,8 +14,11 @@ typedef struct entry {
   char *name;
 } entry;
 
-static entry *cache;
-static uint32_t cache_cap, cache_used;
+/* Worker-private, below the runtime object (see runtime.h). */
+static struct {
+  entry *table;
+  uint32_t cap, used;
+} cache;
 
 static uint32_t hash(uint32_t x) {
   x ^= x >> 16;
@@ -31,21 +34,21 @@ static entry *slot_for(entry *table, uint32_t cap, uint32_t key) {
 }
 
 static int grow(void) {
-  uint32_t cap = cache_cap ? cache_cap * 2 : CACHE_SIZE;
+  uint32_t cap = cache.cap ? cache.cap * 2 : CACHE_SIZE;
   entry *table = calloc(cap, sizeof *table);
   if (!table) return 0;
-  for (uint32_t i = 0; i < cache_cap; i++)
-    if (cache[i].key) *slot_for(table, cap, cache[i].key) = cache[i];
-  free(cache);
-  cache = table;
-  cache_cap = cap;
+  for (uint32_t i = 0; i < cache.cap; i++)
+    if (cache.table[i].key) *slot_for(table, cap, cache.table[i].key) = cache.table[i];
+  free(cache.table);
+  cache.table = table;
+  cache.cap = cap;
   return 1;
 }
 
 const char *wt_symbols_function_name(uint32_t table_index) {
   uint32_t key = table_index + 1;
-  if (cache_cap) {
-    entry *e = slot_for(cache, cache_cap, key);
+  if (cache.cap) {
+    entry *e = slot_for(cache.table, cache.cap, key);
     if (e->key) return e->name;
   }
   char buf[512];
@@ -53,17 +56,17 @@ const char *wt_symbols_function_name(uint32_t table_index) {
     snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
   char *name = strdup(buf);
   if (!name) return "(out of memory)";
-  if ((cache_used + 1) * 2 > cache_cap && !grow()) return name; /* leaks one name; never fails */
-  entry *e = slot_for(cache, cache_cap, key);
+  if ((cache.used + 1) * 2 > cache.cap && !grow()) return name; /* leaks one name; never fails */
+  entry *e = slot_for(cache.table, cache.cap, key);
   e->key = key;
   e->name = name;
-  cache_used++;
+  cache.used++;
   return name;
 }
 
 void wt_symbols_reset(void) {
-  for (uint32_t i = 0; i < cache_cap; i++) free(cache[i].name);
-  free(cache);
-  cache = NULL;
-  cache_cap = cache_used = 0;
+  for (uint32_t i = 0; i < cache.cap; i++) free(cache.table[i].name);
+  free(cache.table);
+  cache.table = NULL;
+  cache.cap = cache.used = 0;
 }

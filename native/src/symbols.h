@@ -12,7 +12,7 @@
  * wt_symbols_reset. Worker only. */
 const char *wt_symbols_function_name(uint32_t table_index);
 
-/* Frees the cache (tests). */
+/* Frees the cache: wt_runtime_reset_for_testing only. */
 void wt_symbols_reset(void);
 
 #endif

@@ -3,17 +3,40 @@
  * time left between deadlines. It never touches the VFS and never waits for
  * the main thread: its only blocking call is the timed sleep, besides short
  * critical sections (registry and category mutexes, malloc's lock) that no
- * holder keeps while waiting. */
+ * holder keeps while waiting.
+ *
+ * One iteration, in phases:
+ *   lifecycle      adopt new sessions, stop the ones asked or due to stop
+ *   sample tick    one snapshot of every stack for the sessions due
+ *   drain rings    ring events into the running sessions
+ *   counters       built-in counters at each session's counter interval
+ *   next deadline  the earliest sampling or counter deadline
+ *   encode         small encoder steps while time is left before it
+ *   sleep          until the deadline, or until woken
+ *
+ * The tick grid: every sampling deadline is a multiple of its session's
+ * interval in the shared clock (integers in double precision, so exact).
+ * Sessions with the same interval are due in the same iterations and share
+ * one snapshot, hence the very same sample timestamps. A session adopted
+ * while no other samples takes its first tick at once; one adopted while
+ * others sample waits for the next grid point, so that its ticks are the
+ * others' ticks. Every grid point from a session's first deadline to its
+ * stop is either sampled or counted in ticks_missed. */
+#include "worker.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "categories.h"
 #include "platform.h"
 #include "registry.h"
 #include "runtime.h"
 
 #define IDLE_SLEEP_US 20000.0     /* when no session samples */
 #define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline */
-#define ENCODE_BATCH 2048         /* samples per encode step */
+#define ENCODE_MIN_SLICE 256      /* samples (and events) per step: at least... */
+#define ENCODE_MAX_SLICE 2048     /* ...and at most; in between, what fits in time */
 #define ENCODE_AFTER_US 100000.0  /* encode at least this often... */
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
 
@@ -21,20 +44,37 @@ typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
   int *depths;                      /* frames copied, -1 if torn, -2 if not sampled */
   uint32_t cap;
+  double us_per_item;               /* measured cost of encoding one sample or event */
+  uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
 } worker_state;
+
+uint64_t wt_worker_busy_us(void) {
+  return atomic_load_explicit(&wt_rt.worker_busy_us, memory_order_relaxed);
+}
+
+double wt_worker_created_us(void) { return wt_rt.worker_created_us; }
+
+double wt_worker_started_us(void) {
+  return atomic_load_explicit(&wt_rt.worker_started_us, memory_order_relaxed);
+}
 
 static int active(wt_session *s) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   return st == WT_SESSION_RUNNING || st == WT_SESSION_STOPPING;
 }
 
+static int running(wt_session *s) {
+  return s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING;
+}
+
+/* ---- drain rings ----------------------------------------------------------- */
+
 /* Gives a record to every running session that records its category and
  * started before it began. */
 static void dispatch(int nsessions, const wt_event_rec *rec) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) continue;
-    if (rec->ts_us < s->start_us) continue;
+    if (!running(s) || rec->ts_us < s->start_us) continue;
     if (!((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> rec->cat) & 1)) continue;
     wt_session_record_event(s, rec);
   }
@@ -52,7 +92,7 @@ static void drain_rings(int nsessions) {
     if (dropped != t->dropped_seen) {
       for (int i = 0; i < nsessions; i++) {
         wt_session *s = wt_rt.sessions[i];
-        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
+        if (running(s))
           atomic_fetch_add_explicit(&s->events_dropped, dropped - t->dropped_seen, memory_order_relaxed);
       }
       t->dropped_seen = dropped;
@@ -101,6 +141,8 @@ static void drain_rings(int nsessions) {
   }
 }
 
+/* ---- lifecycle ------------------------------------------------------------- */
+
 /* Ends the scopes still open on every thread for a session that stops:
  * they are written as unfinished, ending at the stop time. */
 static void close_open_scopes(wt_session *s, double now) {
@@ -119,33 +161,84 @@ static void close_open_scopes(wt_session *s, double now) {
   }
 }
 
-/* Built-in counters, process-wide, at the session's counter interval. */
-static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
-  if (!s->config.counters || now < s->next_counter_us) return;
-  uint32_t live = 0;
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
+/* A failed session gives back its memory: the worker frees its buffers and
+ * hands the output queue over; the main thread frees what is left of it. */
+static void release_failed(wt_session *s) {
+  if (s->released) return;
+  s->released = 1;
+  wt_session_free_buffers(s);
+  if (atomic_load_explicit(&s->output_ready, memory_order_acquire) && !s->out_finished) {
+    s->out_finished = 1;
+    wt_outq_finish(&s->out);
   }
-  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
-   * second, whatever the counter interval. */
-  double malloc_bytes = -1;
-  if (now >= s->next_malloc_us) {
-    malloc_bytes = (double)wt_platform_malloc_bytes();
-    s->next_malloc_us = now + 250000.0;
-  }
-  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
-  for (int i = 0; i < 3; i++) {
-    if (values[i] < 0) continue; /* not measurable here */
-    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_builtin_counter_ids[i],
-                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
-                        .cat = (uint8_t)wt_builtin_counter_cat};
-    wt_session_record_event(s, &rec);
-  }
-  double period = s->config.counter_interval_ms * 1000.0;
-  s->next_counter_us += period;
-  if (s->next_counter_us <= now) s->next_counter_us = now + period;
 }
+
+/* Counts the grid points at or before `now` that were not sampled as
+ * missed, and moves the deadline past them. */
+static void skip_missed_ticks(wt_session *s, double now) {
+  if (s->next_sample_us > now) return;
+  double period = s->config.interval_us;
+  uint64_t missed = (uint64_t)((now - s->next_sample_us) / period) + 1;
+  atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
+  s->next_sample_us += (double)missed * period;
+}
+
+/* Adopts a STARTING session. Its first sampling deadline is the grid point
+ * just passed (a tick at once) when `join` is 0, else the next grid point
+ * (the first tick that others take too). */
+static void start_session(wt_session *s, double now, int join) {
+  wt_status st = wt_session_setup_sampling(s, now);
+  if (st != WT_OK) {
+    wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
+    return;
+  }
+  double period = s->config.interval_us;
+  s->next_sample_us = (join ? ceil(now / period) : floor(now / period)) * period;
+  s->next_counter_us = now;
+  int expected = WT_SESSION_STARTING;
+  atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
+  wt_runtime_update_categories();
+}
+
+/* Ends a running session that was asked to stop or whose duration is over. */
+static void stop_session(wt_session *s, int nsessions, double now) {
+  drain_rings(nsessions);
+  close_open_scopes(s, now);
+  if (s->config.sampling) skip_missed_ticks(s, now);
+  s->stop_us = now;
+  /* CAS: the main thread may have failed the session meanwhile (output
+   * error); a failed session never moves again. */
+  int expected = WT_SESSION_RUNNING;
+  atomic_compare_exchange_strong_explicit(&s->state, &expected, WT_SESSION_STOPPING,
+                                          memory_order_acq_rel, memory_order_acquire);
+  wt_runtime_update_categories();
+}
+
+static void lifecycle_phase(int nsessions, double now) {
+  /* Sessions adopted in this iteration join the grid of those that sample
+   * already; with none, the first tick is taken at once. */
+  int join = 0;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (running(s) && s->config.sampling) join = 1;
+  }
+  int hold = atomic_load_explicit(&wt_rt.hold, memory_order_acquire);
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!s) continue;
+    int st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (st == WT_SESSION_FAILED) {
+      release_failed(s);
+      continue;
+    }
+    if (st == WT_SESSION_STARTING && !hold) start_session(s, now, join);
+    if (running(s) && (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
+                       (s->config.duration_ms && now - s->start_us >= s->config.duration_ms * 1000.0)))
+      stop_session(s, nsessions, now);
+  }
+}
+
+/* ---- sample tick ----------------------------------------------------------- */
 
 /* Copies every live thread's stack once. Returns the number of slots
  * snapshotted (fewer than nthreads only if memory ran out). The buffers grow
@@ -173,20 +266,114 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
   return nthreads;
 }
 
-static void start_session(wt_session *s, double now) {
-  wt_status st = wt_session_setup_sampling(s, now);
-  if (st != WT_OK) {
-    wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
-    return;
-  }
-  s->next_counter_us = now;
-  int expected = WT_SESSION_STARTING;
-  atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
-  wt_runtime_update_categories();
+static int sample_due(wt_session *s, double now) {
+  return running(s) && s->config.sampling && s->next_sample_us <= now;
 }
 
-/* Encodes one step of a session if it is due. Returns 1 if it did work. */
-static int encode_session(wt_session *s, double now) {
+/* Every session whose deadline passed gets one sample per live thread from
+ * a single snapshot, all with the same timestamp. */
+static void sample_tick(worker_state *ws, int nsessions, double now) {
+  int any_due = 0;
+  for (int i = 0; i < nsessions && !any_due; i++) any_due = sample_due(wt_rt.sessions[i], now);
+  if (!any_due) return;
+  uint32_t nthreads = snapshot(ws, wt_registry_count());
+  double ts = wt_platform_now_us();
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!sample_due(s, now)) continue;
+    for (uint32_t slot = 0; slot < nthreads; slot++) {
+      if (ws->depths[slot] == -2) continue;
+      if (ws->depths[slot] < 0)
+        wt_session_record_torn(s);
+      else
+        wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], ts);
+    }
+    /* Lateness of this tick against its deadline, log2 buckets of us (not
+     * for the first tick, which may be the one taken at once). */
+    if (s->ticks++ > 0) {
+      double late = now - s->next_sample_us;
+      uint32_t bucket = 0;
+      while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
+      s->lateness_hist[bucket]++;
+      if (late > s->lateness_max_us) s->lateness_max_us = late;
+    }
+    /* Metronome: the next grid point, never "now + period", so lateness
+     * does not accumulate; the points already passed are missed. */
+    s->next_sample_us += s->config.interval_us;
+    skip_missed_ticks(s, now);
+  }
+}
+
+/* ---- counters -------------------------------------------------------------- */
+
+/* Built-in counters, process-wide, at the session's counter interval. */
+static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
+  if (!s->config.counters || now < s->next_counter_us) return;
+  uint32_t live = 0;
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
+  }
+  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
+   * second, whatever the counter interval. */
+  double malloc_bytes = -1;
+  if (now >= s->next_malloc_us) {
+    malloc_bytes = (double)wt_platform_malloc_bytes();
+    s->next_malloc_us = now + 250000.0;
+  }
+  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
+  for (int i = 0; i < 3; i++) {
+    if (values[i] < 0) continue; /* not measurable here */
+    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_rt.builtin_counter_ids[i],
+                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
+                        .cat = (uint8_t)wt_rt.builtin_counter_cat};
+    wt_session_record_event(s, &rec);
+  }
+  double period = s->config.counter_interval_ms * 1000.0;
+  s->next_counter_us += period;
+  if (s->next_counter_us <= now) s->next_counter_us = now + period;
+}
+
+static void counters_phase(int nsessions, double now) {
+  uint32_t nthreads = wt_registry_count();
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (running(s)) sample_counters(s, now, nthreads);
+  }
+}
+
+/* ---- next deadline --------------------------------------------------------- */
+
+/* The earliest sampling or counter deadline of the running sessions. */
+static double next_deadline(int nsessions, double now) {
+  double next = now + IDLE_SLEEP_US;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!running(s)) continue;
+    if (s->config.sampling && s->next_sample_us < next) next = s->next_sample_us;
+    if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
+  }
+  return next;
+}
+
+/* A stopping session with nothing left to encode, or one blocked on the
+ * main thread, is re-checked soon rather than at the next deadline. */
+static double recheck_stopping(int nsessions, double next) {
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_STOPPING &&
+        !s->footer_written && next > wt_platform_now_us() + 2000.0)
+      next = wt_platform_now_us() + 2000.0;
+  }
+  return next;
+}
+
+/* ---- encode ---------------------------------------------------------------- */
+
+/* Encodes one step of at most `max_batch` samples (and events) of a session
+ * if it is due (or `burst`: it was due earlier and still has a backlog).
+ * Returns 1 if it did work. */
+static int encode_session(wt_session *s, double now, int burst, size_t max_batch) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
   if (s->footer_written) return 0;
@@ -197,12 +384,12 @@ static int encode_session(wt_session *s, double now) {
     return 0;
   }
   /* Bounded output: wait for the main thread to write what is queued. */
-  size_t quota = wt_session_encode_quota(s, ENCODE_BATCH);
+  size_t quota = wt_session_encode_quota(s, max_batch);
   if (!quota) return 0;
   int has_data = s->samples.count > 0 || s->events.count > 0;
   int stale = has_data && now - s->last_encode_us >= ENCODE_AFTER_US;
   int filling = s->samples.count * 100 >= s->samples.cap * ENCODE_WHEN_FULL_PCT;
-  if (!stopping && !stale && !filling) return 0;
+  if (!burst && !stopping && !stale && !filling) return 0;
   int final = stopping && s->samples.count <= quota && s->events.count <= quota;
   /* The session applies the step's tally and closes the sink after the final one. */
   wt_status rc = wt_session_encode_step(s, quota, final);
@@ -221,17 +408,55 @@ static int encode_session(wt_session *s, double now) {
   return 1;
 }
 
-/* A failed session gives back its memory: the worker frees its buffers and
- * hands the output queue over; the main thread frees what is left of it. */
-static void release_failed(wt_session *s) {
-  if (s->released) return;
-  s->released = 1;
-  wt_session_free_buffers(s);
-  if (atomic_load_explicit(&s->output_ready, memory_order_acquire) && !s->out_finished) {
-    s->out_finished = 1;
-    wt_outq_finish(&s->out);
+/* Samples (and events) the next step may take: as many as the time left
+ * before the deadline, less the margin, fits at the measured cost, within
+ * [ENCODE_MIN_SLICE, ENCODE_MAX_SLICE]. */
+static size_t slice_for(const worker_state *ws, double left_us) {
+  if (ws->us_per_item <= 0) return ENCODE_MIN_SLICE; /* not measured yet */
+  double n = (left_us - ENCODE_MARGIN_US) / ws->us_per_item;
+  if (n < ENCODE_MIN_SLICE) return ENCODE_MIN_SLICE;
+  if (n > ENCODE_MAX_SLICE) return ENCODE_MAX_SLICE;
+  return (size_t)n;
+}
+
+/* Learns the cost of one item from a step that encoded `items` in `us`. */
+static void note_step(worker_state *ws, size_t items, double us) {
+  if (items < ENCODE_MIN_SLICE / 2) return; /* too few to tell the cost */
+  double cost = us / (double)items;
+  ws->us_per_item = ws->us_per_item > 0 ? 0.75 * ws->us_per_item + 0.25 * cost : cost;
+}
+
+/* Encodes in steps sized to the time left before `next`. A session that
+ * was due keeps encoding its backlog, step after step and iteration after
+ * iteration, while at least a smallest step of it is left (the rest waits
+ * until the session is due again: many tiny steps would cost more than
+ * they encode). In an iteration, steps go on while a smallest step still
+ * fits before the deadline; one step is always allowed, so that output
+ * keeps moving even when the period is shorter than the margin (it then
+ * costs some lateness, which the benchmarks measure). */
+static void encode_phase(worker_state *ws, int nsessions, double next) {
+  int steps = 0;
+  for (int work = 1; work;) {
+    work = 0;
+    for (int i = 0; i < nsessions; i++) {
+      wt_session *s = wt_rt.sessions[i];
+      if (!s || !active(s)) continue;
+      double t = wt_platform_now_us();
+      if (steps > 0 && next - t < ENCODE_MARGIN_US + ENCODE_MIN_SLICE * ws->us_per_item) return;
+      size_t pending = s->samples.count + s->events.count;
+      if (pending < ENCODE_MIN_SLICE) ws->bursting[i] = 0; /* no tiny steps */
+      if (encode_session(s, t, ws->bursting[i], slice_for(ws, next - t))) {
+        work = 1;
+        steps++;
+        size_t left = s->samples.count + s->events.count;
+        ws->bursting[i] = left >= ENCODE_MIN_SLICE;
+        note_step(ws, pending > left ? pending - left : 0, wt_platform_now_us() - t);
+      }
+    }
   }
 }
+
+/* ---- the thread ------------------------------------------------------------ */
 
 void *wt_worker_main(void *arg) {
   (void)arg;
@@ -250,124 +475,17 @@ void *wt_worker_main(void *arg) {
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
     double now = wt_platform_now_us();
-    double woke = now;
     int nsessions = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
 
-    /* Lifecycle: adopt new sessions, honour stop requests and durations. */
-    for (int i = 0; i < nsessions; i++) {
-      wt_session *s = wt_rt.sessions[i];
-      if (!s) continue;
-      int st = atomic_load_explicit(&s->state, memory_order_acquire);
-      if (st == WT_SESSION_FAILED) {
-        release_failed(s);
-        continue;
-      }
-      if (st == WT_SESSION_STARTING) start_session(s, now);
-      st = atomic_load_explicit(&s->state, memory_order_acquire);
-      if (st == WT_SESSION_RUNNING &&
-          (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
-           (s->config.duration_ms && now - s->start_us >= s->config.duration_ms * 1000.0))) {
-        drain_rings(nsessions);
-        close_open_scopes(s, now);
-        s->stop_us = now;
-        /* CAS: the main thread may have failed the session meanwhile
-         * (output error); a failed session never moves again. */
-        int running = WT_SESSION_RUNNING;
-        atomic_compare_exchange_strong_explicit(&s->state, &running, WT_SESSION_STOPPING,
-                                                memory_order_acq_rel, memory_order_acquire);
-        wt_runtime_update_categories();
-      }
-    }
-
-    /* Sampling: every session whose deadline passed gets one sample per
-     * live thread from a single snapshot. */
-    int any_due = 0;
-    for (int i = 0; i < nsessions; i++) {
-      wt_session *s = wt_rt.sessions[i];
-      if (s && s->config.sampling && s->next_sample_us <= now &&
-          atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
-        any_due = 1;
-    }
-    if (any_due) {
-      uint32_t nthreads = snapshot(ws, wt_registry_count());
-      double ts = wt_platform_now_us();
-      for (int i = 0; i < nsessions; i++) {
-        wt_session *s = wt_rt.sessions[i];
-        if (!s || !s->config.sampling || s->next_sample_us > now ||
-            atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING)
-          continue;
-        for (uint32_t slot = 0; slot < nthreads; slot++) {
-          if (ws->depths[slot] == -2) continue;
-          if (ws->depths[slot] < 0)
-            wt_session_record_torn(s);
-          else
-            wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], ts);
-        }
-        /* Lateness of this tick against its deadline, log2 buckets of us
-         * (not for the first tick, which is taken at once, off the grid). */
-        if (s->ticks++ > 0) {
-          double late = now - s->next_sample_us;
-          uint32_t bucket = 0;
-          while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
-          s->lateness_hist[bucket]++;
-          if (late > s->lateness_max_us) s->lateness_max_us = late;
-        }
-        /* Metronome: next deadline is the previous one plus the period,
-         * never "now + period", so lateness does not accumulate. */
-        double period = s->config.interval_us;
-        s->next_sample_us += period;
-        if (s->next_sample_us <= now) {
-          uint64_t missed = (uint64_t)((now - s->next_sample_us) / period) + 1;
-          atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
-          s->next_sample_us += (double)missed * period;
-        }
-      }
-    }
+    lifecycle_phase(nsessions, now);
+    sample_tick(ws, nsessions, now);
     drain_rings(nsessions);
-    uint32_t nthreads_now = wt_registry_count();
-    for (int i = 0; i < nsessions; i++) {
-      wt_session *s = wt_rt.sessions[i];
-      if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING)
-        sample_counters(s, now, nthreads_now);
-    }
+    counters_phase(nsessions, now);
+    double next = next_deadline(nsessions, now);
+    encode_phase(ws, nsessions, next);
+    next = recheck_stopping(nsessions, next);
 
-    /* Next wake-up: the earliest sampling deadline. */
-    double next = now + IDLE_SLEEP_US;
-    for (int i = 0; i < nsessions; i++) {
-      wt_session *s = wt_rt.sessions[i];
-      if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) continue;
-      if (s->config.sampling && s->next_sample_us < next) next = s->next_sample_us;
-      if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
-    }
-
-    /* Encoding in the time left before the next deadline. One step per
-     * iteration is always allowed, so that output keeps moving even when
-     * the period is shorter than the margin (it then costs some lateness,
-     * which the benchmarks measure). */
-    int steps = 0;
-    for (int work = 1; work;) {
-      work = 0;
-      for (int i = 0; i < nsessions; i++) {
-        wt_session *s = wt_rt.sessions[i];
-        if (!s || !active(s)) continue;
-        double t = wt_platform_now_us();
-        if (steps > 0 && next - t < ENCODE_MARGIN_US) break;
-        if (encode_session(s, t)) {
-          work = 1;
-          steps++;
-        }
-      }
-    }
-
-    /* A stopping session with nothing left to encode, or one blocked on the
-     * main thread, is re-checked soon rather than at the next deadline. */
-    for (int i = 0; i < nsessions; i++) {
-      wt_session *s = wt_rt.sessions[i];
-      if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_STOPPING &&
-          !s->footer_written && next > wt_platform_now_us() + 2000.0)
-        next = wt_platform_now_us() + 2000.0;
-    }
-    atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)(wt_platform_now_us() - woke),
+    atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)(wt_platform_now_us() - now),
                               memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }

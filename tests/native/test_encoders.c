@@ -18,6 +18,7 @@
 
 #include "cJSON.h"
 #include "registry.h"
+#include "runtime.h"
 #include "session.h"
 #include "symbols.h"
 #include "wt_test.h"
@@ -54,8 +55,7 @@ static void *thread1_main(void *arg) {
 /* The registry state every run starts from: slot 0 "main" (this thread),
  * slot 1 a hostile name, interned names and categories in a fixed order. */
 static int setup_registry(void) {
-  wt_registry_reset_for_testing();
-  wt_symbols_reset();
+  wt_runtime_reset_for_testing(0);
   wt_thread_set_name("main");
   wt_thread *self = wt_thread_self();
   if (!self || self->slot != 0) return 0;
@@ -518,7 +518,6 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
-  wt_symbols_reset();
-  wt_registry_reset_for_testing();
+  wt_runtime_reset_for_testing(0);
   return rc;
 }

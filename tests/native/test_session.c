@@ -676,8 +676,7 @@ int main(int argc, char **argv) {
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   /* Joins the worker and frees every session; then the registry, so that
    * LeakSanitizer sees nothing left. */
-  wt_runtime_shutdown_for_testing();
-  wt_registry_reset_for_testing();
+  wt_runtime_reset_for_testing(0);
   nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   return rc;
 }

@@ -30,8 +30,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site);
  * with categories ["*"] were running (the hot path writes events only
  * for categories some running session records). */
 static void fresh_registry(void) {
-  wt_registry_reset_for_testing();
-  wt_runtime_force_categories_for_testing(~0ull);
+  wt_runtime_reset_for_testing(~0ull);
 }
 
 static uint32_t depth_of(wt_thread *t) {
@@ -763,6 +762,6 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(stack_copy_should_never_mix_frames_of_two_stacks),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
-  wt_registry_reset_for_testing();
+  wt_runtime_reset_for_testing(0);
   return rc;
 }

@@ -1,0 +1,142 @@
+/* The public session API (wasmtrace.h) and the session table it fills:
+ * sessions are added once and never removed, so an id stays valid for the
+ * life of the process. */
+#include "api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "categories.h"
+#include "platform.h"
+#include "runtime.h"
+#include "worker.h"
+
+/* What a session reads of the runtime: session.c does not see wt_rt. */
+static void worker_times(double *created_us, double *started_us, uint64_t *busy_us) {
+  *created_us = wt_worker_created_us();
+  *started_us = wt_worker_started_us();
+  *busy_us = wt_worker_busy_us();
+}
+static const wt_session_host session_host = {wt_runtime_update_categories, worker_times};
+
+wt_session *wt_session_get(int id) {
+  if (id < 0 || id >= atomic_load_explicit(&wt_rt.session_count, memory_order_acquire))
+    return NULL;
+  return wt_rt.sessions[id];
+}
+
+wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {
+  wt_session *s = calloc(1, sizeof *s);
+  if (!s) return WT_ERR_NO_MEMORY;
+  s->config = *config;
+  s->host = &session_host;
+  s->start_us = wt_platform_now_us();
+  pthread_mutex_lock(&wt_rt.mutex);
+  int id = atomic_load_explicit(&wt_rt.session_count, memory_order_relaxed);
+  if (id >= WT_MAX_SESSION_IDS) {
+    pthread_mutex_unlock(&wt_rt.mutex);
+    free(s);
+    return WT_ERR_LIMIT;
+  }
+  s->id = id;
+  int live = 0, dup = -1;
+  wt_status rc = WT_OK;
+  for (int i = 0; i < id; i++) {
+    wt_session *o = wt_rt.sessions[i];
+    int st = atomic_load_explicit(&o->state, memory_order_acquire);
+    if (st == WT_SESSION_STARTING || st == WT_SESSION_RUNNING || st == WT_SESSION_STOPPING) {
+      live++;
+      if (strcmp(o->config.output, config->output) == 0) dup = i;
+    }
+  }
+  if (error && error[0]) {
+    snprintf(s->error, sizeof s->error, "%s", error);
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_CONFIG;
+  } else if (live >= WT_MAX_SESSIONS) {
+    snprintf(s->error, sizeof s->error, "too many sessions at once (limit %d)", WT_MAX_SESSIONS);
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_LIMIT;
+  } else if (dup >= 0) {
+    snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
+             config->output, wt_rt.sessions[dup]->config.name);
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_STATE;
+  } else if (atomic_load(&wt_rt.worker_state) != 1) {
+    snprintf(s->error, sizeof s->error, "%s", wt_status_str(WT_ERR_THREAD));
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_THREAD;
+  } else if (wt_session_prealloc(s) != WT_OK) {
+    snprintf(s->error, sizeof s->error, "out of memory for the session's first buffers");
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_NO_MEMORY;
+  } else {
+    atomic_store(&s->state, WT_SESSION_STARTING);
+  }
+  wt_rt.sessions[id] = s;
+  atomic_store_explicit(&wt_rt.session_count, id + 1, memory_order_release);
+  pthread_mutex_unlock(&wt_rt.mutex);
+  if (atomic_load(&s->state) == WT_SESSION_FAILED) {
+    char line[WT_ERROR_MAX + 80];
+    snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
+    wt_platform_log_error(line);
+  }
+  if (out_id) *out_id = id;
+  wt_runtime_update_categories();
+  wt_runtime_wake();
+  return rc;
+}
+
+wt_status wt_session_start(const char *session_json, int *out_id) {
+  if (!session_json) return WT_ERR_INVALID_ARG;
+  wt_status st = wt_runtime_init();
+  (void)st; /* a failed worker makes the session FAILED with the reason */
+  wt_session_config config;
+  char err[WT_ERROR_MAX], name[WT_NAME_MAX];
+  snprintf(name, sizeof name, "session-%d", atomic_load(&wt_rt.session_count));
+  wt_config_parse_session(session_json, strlen(session_json), name, &config, err, sizeof err);
+  return wt_api_add_session(&config, err, out_id);
+}
+
+wt_status wt_session_stop(int id) {
+  wt_session *s = wt_session_get(id);
+  if (!s) return WT_ERR_NOT_FOUND;
+  atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
+  wt_runtime_wake();
+  return WT_OK;
+}
+
+wt_session_state wt_session_state_get(int id) {
+  wt_session *s = wt_session_get(id);
+  if (!s) return WT_SESSION_FAILED;
+  return (wt_session_state)atomic_load_explicit(&s->state, memory_order_acquire);
+}
+
+const char *wt_session_error(int id) {
+  wt_session *s = wt_session_get(id);
+  if (!s) return "no such session";
+  if (atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_FAILED) return "";
+  return s->error;
+}
+
+wt_status wt_session_stats_get(int id, wt_session_stats *out) {
+  wt_session *s = wt_session_get(id);
+  if (!s || !out) return s ? WT_ERR_INVALID_ARG : WT_ERR_NOT_FOUND;
+  memset(out, 0, sizeof *out);
+  out->samples_taken = atomic_load(&s->samples_taken);
+  out->samples_written = atomic_load(&s->samples_written);
+  out->samples_dropped_full = atomic_load(&s->samples_dropped_full);
+  out->samples_torn = atomic_load(&s->samples_torn);
+  out->samples_dropped = out->samples_dropped_full + out->samples_torn;
+  out->events_written = atomic_load(&s->events_written);
+  out->events_dropped = atomic_load(&s->events_dropped);
+  out->ticks_missed = atomic_load(&s->ticks_missed);
+  out->bytes_encoded = atomic_load(&s->bytes_encoded);
+  out->bytes_written = atomic_load(&s->bytes_written);
+  out->threads = atomic_load(&s->threads_seen);
+  out->buffer_high_water = atomic_load(&s->high_water);
+  return WT_OK;
+}
+
+int wt_session_count(void) { return atomic_load_explicit(&wt_rt.session_count, memory_order_acquire); }

@@ -1,0 +1,99 @@
+/* The main-thread file writer (wt_io_pump): moves each session's encoded
+ * output from its queue to its file on the VFS, closes the file when the
+ * session has stopped, and frees what a failed session left. The worker
+ * never touches the VFS (file writes from a pthread are proxied to the main
+ * thread and may wait for it for seconds). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runtime.h"
+#include "session.h"
+
+/* mkdir -p of the directory part of path. */
+static void make_parent_dirs(const char *path) {
+  char tmp[WT_PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    mkdir(tmp, 0777);
+    *p = '/';
+  }
+}
+
+/* Main thread: a failed session closes its file and, once the worker has
+ * handed the queue over, frees the blocks nobody will write. */
+static void release_failed_output(wt_session *s) {
+  if (s->file) {
+    fclose(s->file);
+    s->file = NULL;
+  }
+  if (s->out_freed || !atomic_load_explicit(&s->output_ready, memory_order_acquire) ||
+      !atomic_load_explicit(&s->out.closed, memory_order_acquire))
+    return;
+  wt_block *b;
+  while ((b = wt_outq_pop(&s->out)) != NULL) wt_outq_release(&s->out, b);
+  wt_outq_free(&s->out);
+  s->out_freed = 1;
+}
+
+size_t wt_io_pump(void) {
+  size_t total = 0;
+  int n = wt_session_count();
+  for (int i = 0; i < n; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    int st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (st == WT_SESSION_FAILED) {
+      release_failed_output(s);
+      continue;
+    }
+    if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) continue;
+    /* The worker sets the output up at its first encode step. */
+    if (!atomic_load_explicit(&s->output_ready, memory_order_acquire)) continue;
+    wt_block *b;
+    while ((b = wt_outq_pop(&s->out)) != NULL) {
+      if (!s->file) {
+        make_parent_dirs(s->config.output);
+        s->file = fopen(s->config.output, "wb");
+        if (!s->file) {
+          wt_outq_release(&s->out, b);
+          wt_session_fail(s, "cannot open output \"%s\": %s", s->config.output, strerror(errno));
+          break;
+        }
+      }
+      size_t len = b->len;
+      size_t wrote = fwrite(b->data, 1, len, s->file);
+      wt_outq_release(&s->out, b);
+      if (wrote != len) {
+        wt_session_fail(s, "cannot write output \"%s\": %s", s->config.output, strerror(errno));
+        break;
+      }
+      total += len;
+      atomic_fetch_add_explicit(&s->bytes_written, len, memory_order_relaxed);
+    }
+    if (s->file) fflush(s->file);
+    st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (st == WT_SESSION_FAILED) {
+      release_failed_output(s);
+      continue;
+    }
+    if (st == WT_SESSION_STOPPING && wt_outq_drained(&s->out)) {
+      int ok = 1;
+      if (s->file) {
+        ok = fclose(s->file) == 0;
+        s->file = NULL;
+      }
+      if (!ok) {
+        wt_session_fail(s, "cannot close output \"%s\": %s", s->config.output, strerror(errno));
+      } else {
+        wt_outq_free(&s->out);
+        s->out_freed = 1;
+        atomic_store_explicit(&s->state, WT_SESSION_STOPPED, memory_order_release);
+      }
+    }
+  }
+  if (total) wt_runtime_wake(); /* room for more output */
+  return total;
+}

@@ -1,0 +1,81 @@
+/* Functions for the JS shim (js/wasmtrace_post.js): plain C signatures
+ * over the public API, exported from the wasm module. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+#include "session.h"
+#include "startup.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#define WT_I_EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#define WT_I_EXPORT
+#endif
+
+/* The library's version (WT_VERSION_STRING): the shim checks it against its
+ * own, so that the string has one source. */
+WT_I_EXPORT const char *wt_js_version(void) { return WT_VERSION_STRING; }
+
+WT_I_EXPORT void *wt_js_alloc(size_t n) { return malloc(n); }
+WT_I_EXPORT void wt_js_free(void *p) { free(p); }
+
+WT_I_EXPORT int wt_js_startup_count(void) { return wt_startup_count(); }
+
+WT_I_EXPORT int wt_js_startup_id(int i) { return wt_startup_id(i); }
+
+WT_I_EXPORT const char *wt_js_config_error(void) { return wt_startup_config_error(); }
+
+WT_I_EXPORT const char *wt_js_session_name(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? s->config.name : "";
+}
+
+WT_I_EXPORT const char *wt_js_session_output(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? s->config.output : "";
+}
+
+WT_I_EXPORT int wt_js_session_format(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? (int)s->config.format : 0;
+}
+
+WT_I_EXPORT int wt_js_session_gzip(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? s->config.gzip : 0;
+}
+
+WT_I_EXPORT int wt_js_session_start(const char *json) {
+  int id = -1;
+  wt_session_start(json, &id);
+  return id;
+}
+
+WT_I_EXPORT int wt_js_session_stop(int id) { return wt_session_stop(id); }
+WT_I_EXPORT int wt_js_session_state(int id) { return wt_session_state_get(id); }
+WT_I_EXPORT const char *wt_js_session_error(int id) { return wt_session_error(id); }
+WT_I_EXPORT size_t wt_js_io_pump(void) { return wt_io_pump(); }
+
+/* out[0] = wasm memory bytes, out[1] = malloc bytes in use (-1 if unknown),
+ * out[2] = bytes per registered thread, out[3] = bytes of a session record. */
+WT_I_EXPORT void wt_js_memory(double *out) {
+  out[0] = (double)wt_platform_heap_bytes();
+  out[1] = (double)wt_platform_malloc_bytes();
+  out[2] = (double)sizeof(wt_thread);
+  out[3] = (double)sizeof(wt_session);
+}
+
+/* Fills out[0..12) with the stats as doubles (exact below 2^53). */
+WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
+  wt_session_stats st;
+  wt_status rc = wt_session_stats_get(id, &st);
+  if (rc != WT_OK) memset(&st, 0, sizeof st); /* unknown id: all zero */
+  const uint64_t v[12] = {st.samples_taken,  st.samples_written, st.samples_dropped,
+                          st.samples_dropped_full, st.samples_torn, st.events_written,
+                          st.events_dropped, st.ticks_missed, st.bytes_encoded,
+                          st.bytes_written, st.threads, st.buffer_high_water};
+  for (int i = 0; i < 12; i++) out[i] = (double)v[i];
+  return rc;
+}

@@ -1,0 +1,56 @@
+/* Startup sessions from the config blob, before main(). */
+#include "startup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "platform.h"
+#include "runtime.h"
+
+void wt_runtime_start_from_config(void) {
+  const char *source = "";
+  char *blob = wt_platform_read_config(&source);
+  if (!blob) return;
+  wt_config *config = malloc(sizeof *config);
+  if (!config) {
+    free(blob);
+    return;
+  }
+  char err[WT_ERROR_MAX];
+  if (wt_config_parse(blob, strlen(blob), config, err, sizeof err) != WT_OK) {
+    snprintf(wt_rt.config_error, sizeof wt_rt.config_error, "%s (from %s)", err, source);
+    char line[WT_ERROR_MAX * 2];
+    snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
+    wt_platform_log_error(line);
+  } else {
+    /* The worker adopts none of them until all are in the table. */
+    atomic_store_explicit(&wt_rt.hold, 1, memory_order_release);
+    wt_runtime_init();
+    for (int i = 0; i < config->count; i++) {
+      int id = -1;
+      const wt_config_entry *e = &config->sessions[i];
+      wt_api_add_session(&e->config, e->valid ? "" : e->error, &id);
+      if (id >= 0) wt_rt.startup_ids[wt_rt.startup_count++] = id;
+    }
+    atomic_store_explicit(&wt_rt.hold, 0, memory_order_release);
+    wt_runtime_wake();
+  }
+  free(config);
+  free(blob);
+}
+
+int wt_startup_count(void) { return wt_rt.startup_count; }
+
+int wt_startup_id(int i) { return i >= 0 && i < wt_rt.startup_count ? wt_rt.startup_ids[i] : -1; }
+
+const char *wt_startup_config_error(void) { return wt_rt.config_error; }
+
+#ifdef __EMSCRIPTEN__
+/* Before main(): constructors run on the main thread once the pthread pool
+ * is loaded, so the worker starts at once if a pool slot is free. The
+ * linker keeps this file because js_exports.c (kept by
+ * -Wl,--undefined=wt_js_startup_count) calls wt_startup_count. */
+__attribute__((constructor(200))) static void wt_startup(void) { wt_runtime_start_from_config(); }
+#endif
