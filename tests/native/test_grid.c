@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -175,9 +178,16 @@ static int record_once(void) {
   snprintf(config, sizeof config, "{\"sessions\":[%s,%s]}", a, b);
   for (int i = 0; i < 3; i++) snprintf(rec[i].path, sizeof rec[i].path, "%s/%c.json", tmpdir, 'a' + i);
 
+#ifdef __EMSCRIPTEN__
+  /* The wasm build reads the startup config from Module.wasmtraceConfig. */
+  EM_ASM({ Module['wasmtraceConfig'] = UTF8ToString($0); }, config);
+  wt_runtime_start_from_config();
+  EM_ASM({ delete Module['wasmtraceConfig']; });
+#else
   setenv("WASMTRACE_CONFIG", config, 1);
   wt_runtime_start_from_config();
   unsetenv("WASMTRACE_CONFIG");
+#endif
   if (wt_startup_count() != 2) return 0;
   rec[0].id = wt_startup_id(0);
   rec[1].id = wt_startup_id(1);
