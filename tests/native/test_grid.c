@@ -23,6 +23,7 @@
 #include "startup.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
+#include "wt_test_fs.h"
 
 #define INTERVAL_US 1000
 #define MAX_TS 200000
@@ -267,19 +268,8 @@ WT_TEST(every_grid_point_of_a_session_should_be_sampled_or_counted_missed) {
   CHECK(rec[0].ts[0] == rec[1].ts[0]);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 int main(int argc, char **argv) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/wasmtrace-grid-XXXXXX");
-  if (!mkdtemp(tmpdir)) {
-    perror("mkdtemp");
-    return 1;
-  }
+  if (!wt_test_make_tmpdir(tmpdir, sizeof tmpdir, "grid")) return 1;
   static const wt_test tests[] = {
       WT_TEST_ENTRY(sessions_started_together_should_share_every_sample_timestamp),
       WT_TEST_ENTRY(a_session_started_later_should_tick_with_the_running_ones),
@@ -288,6 +278,6 @@ int main(int argc, char **argv) {
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   for (int i = 0; i < 3; i++) free(rec[i].ts);
   wt_runtime_reset_for_testing(0);
-  nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  wt_test_remove_tree(tmpdir);
   return rc;
 }

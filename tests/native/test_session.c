@@ -19,6 +19,7 @@
 #include "runtime.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
+#include "wt_test_fs.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -648,19 +649,8 @@ WT_TEST(session_should_reach_the_runtime_only_through_its_host) {
   free(s);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 int main(int argc, char **argv) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/wasmtrace-test-XXXXXX");
-  if (!mkdtemp(tmpdir)) {
-    perror("mkdtemp");
-    return 1;
-  }
+  if (!wt_test_make_tmpdir(tmpdir, sizeof tmpdir, "test")) return 1;
   static const wt_test tests[] = {
       WT_TEST_ENTRY(session_should_write_a_chrome_trace_with_samples_scopes_and_stats),
       WT_TEST_ENTRY(session_should_fail_with_the_config_error_for_a_bad_config),
@@ -677,6 +667,6 @@ int main(int argc, char **argv) {
   /* Joins the worker and frees every session; then the registry, so that
    * LeakSanitizer sees nothing left. */
   wt_runtime_reset_for_testing(0);
-  nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  wt_test_remove_tree(tmpdir);
   return rc;
 }

@@ -8,12 +8,7 @@
  *   }
  *
  * CHECK* records a failure and goes on; REQUIRE* records it and returns from
- * the test function (use it only in the test body, not in helpers). A test
- * listed with WT_TEST_KNOWN_BUG documents a bug in native/src: it must fail
- * (the executable still passes), and once the bug is fixed it passes, which
- * fails the executable until the mark is removed. WT_TEST_KNOWN_RACE is the
- * same for a race that a run may or may not hit: it reports the bug when it
- * shows and passes quietly otherwise (remove the mark by hand once fixed).
+ * the test function (use it only in the test body, not in helpers).
  * WT_TEST_HOST_ONLY lists a test that cannot run when the executable is
  * compiled to wasm (signals, mprotect, ...): there it is skipped with its
  * reason printed, never silently.
@@ -32,27 +27,21 @@
 typedef struct wt_test {
   const char *name;
   void (*fn)(void);
-  const char *known_bug; /* NULL, or what is wrong in native/src */
-  int racy;              /* the bug shows only sometimes: passing is no news */
   const char *host_only; /* NULL, or why the test cannot run in wasm */
 } wt_test;
 
 #define WT_TEST(name) static void name(void)
-#define WT_TEST_ENTRY(name) {#name, name, NULL, 0, NULL}
-#define WT_TEST_KNOWN_BUG(name, why) {#name, name, why, 0, NULL}
-#define WT_TEST_KNOWN_RACE(name, why) {#name, name, why, 1, NULL}
-#define WT_TEST_HOST_ONLY(name, why) {#name, name, NULL, 0, why}
+#define WT_TEST_ENTRY(name) {#name, name, NULL}
+#define WT_TEST_HOST_ONLY(name, why) {#name, name, why}
 #define WT_TEST_COUNT(tests) (sizeof(tests) / sizeof((tests)[0]))
 
 /* Failed checks in the running test. */
 static int wt_test_failed_checks;
-static int wt_test_quiet; /* set while running a known-bug test */
 
 __attribute__((format(printf, 3, 4), unused)) static void wt_test_fail(const char *file,
                                                                        int line,
                                                                        const char *fmt, ...) {
   wt_test_failed_checks++;
-  if (wt_test_quiet && wt_test_failed_checks > 3) return;
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "    %s:%d: ", file, line);
@@ -122,7 +111,7 @@ __attribute__((format(printf, 3, 4), unused)) static void wt_test_fail(const cha
 __attribute__((unused)) static int wt_test_main(int argc, char **argv, const wt_test *tests,
                                                 size_t count) {
   const char *filter = argc > 1 ? argv[1] : NULL;
-  int ran = 0, failed = 0, known = 0, skipped = 0;
+  int ran = 0, failed = 0, skipped = 0;
   for (size_t i = 0; i < count; i++) {
     const wt_test *t = &tests[i];
     if (filter && !strstr(t->name, filter)) continue;
@@ -134,29 +123,17 @@ __attribute__((unused)) static int wt_test_main(int argc, char **argv, const wt_
     }
 #endif
     wt_test_failed_checks = 0;
-    wt_test_quiet = t->known_bug != NULL;
     fprintf(stderr, "[ RUN  ] %s\n", t->name);
     t->fn();
     ran++;
-    if (!t->known_bug) {
-      if (wt_test_failed_checks) {
-        failed++;
-        fprintf(stderr, "[ FAIL ] %s (%d failed checks)\n", t->name, wt_test_failed_checks);
-      } else {
-        fprintf(stderr, "[  OK  ] %s\n", t->name);
-      }
-    } else if (wt_test_failed_checks) {
-      known++;
-      fprintf(stderr, "[ BUG  ] %s: known bug, still present: %s\n", t->name, t->known_bug);
-    } else if (t->racy) {
-      fprintf(stderr, "[  OK  ] %s (known race, not hit this run: %s)\n", t->name, t->known_bug);
-    } else {
+    if (wt_test_failed_checks) {
       failed++;
-      fprintf(stderr, "[ FAIL ] %s: marked as a known bug but passes; remove the mark (%s)\n",
-              t->name, t->known_bug);
+      fprintf(stderr, "[ FAIL ] %s (%d failed checks)\n", t->name, wt_test_failed_checks);
+    } else {
+      fprintf(stderr, "[  OK  ] %s\n", t->name);
     }
   }
-  fprintf(stderr, "%d tests, %d failed, %d known bugs still present", ran, failed, known);
+  fprintf(stderr, "%d tests, %d failed", ran, failed);
   if (skipped) fprintf(stderr, ", %d skipped (host only)", skipped);
   fputc('\n', stderr);
   if (filter && ran + skipped == 0) {
