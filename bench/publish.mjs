@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../scripts/lib/browser.mjs';
-import { serve } from '../scripts/lib/serve.mjs';
+import { launch } from '../lib/browser.mjs';
+import { serve } from '../lib/serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');

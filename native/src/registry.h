@@ -45,8 +45,10 @@
  *
  * The protocol above is correct when the frame store and both stores of
  * `top` become visible to the sampler in program order. The host build
- * says so with release stores (a plain move on x86), so that
- * ThreadSanitizer checks the protocol. The wasm build uses plain stores
+ * says so with release stores (a plain move on x86). ThreadSanitizer runs
+ * the host tests and shows there is no data race, but it does not model
+ * the reader's fence, so the ordering itself is checked by test_stack.c's
+ * race tests (host and wasm). The wasm build uses plain stores
  * behind a compiler barrier: the compiler keeps their order, and x86 makes
  * stores visible in program order, but the wasm memory model does not
  * promise it, and a weakly ordered CPU (ARM: Apple Silicon, Android) may
@@ -69,12 +71,13 @@
  * depth the frame that was there before, a plausible stack wrong in its
  * leaf. We expect that in a tiny fraction of samples (of the order of the
  * window over the sampling period, 100 us or more), unmeasured on ARM. The
- * app itself is never affected. Validation: test_stack.c checks the
- * protocol under ThreadSanitizer (host, release stores); the browser
- * fidelity test checks self-time shares end to end in wasm on x86. ARM is
- * not tested here. A build that needs exact stacks on ARM compiles the
- * library with -DWT_PUBLISH_ATOMIC (the host build's stores) and pays the
- * cost above. The event rings always publish with real release stores
+ * app itself is never affected. Validation: test_stack.c's race tests
+ * (host with release stores, and wasm with these plain stores, in V8 on
+ * x86) never accept a torn or misplaced copy; the browser fidelity test
+ * checks self-time shares end to end. ARM is not tested here. A build that
+ * needs exact stacks on ARM configures wasmtrace with
+ * -DWASMTRACE_ATOMIC_STACKS=ON (defines WT_PUBLISH_ATOMIC: the host
+ * build's stores) and pays the cost above. The event rings always publish with real release stores
  * (scope.c): an event already pays a clock read. */
 #if defined(__EMSCRIPTEN__) && !defined(WT_PUBLISH_ATOMIC)
 #define WT_I_PUBLISH_U64(ptr, value)                    \
