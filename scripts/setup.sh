@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wasmtrace's build, demo and tests need on a Debian machine.
 # Idempotent and quick when everything is present. Set WASMTRACE_SKIP_SETUP=1
-# to skip it (e.g. on a machine prepared another way).
+# to skip it (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1
+# to leave out the second Emscripten of the test matrix.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ "${WASMTRACE_SKIP_SETUP:-0}" = 1 ] && exit 0
@@ -58,4 +59,11 @@ fi
 if [ ! -d "$root/node_modules/playwright-core" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "wasmtrace setup: installing npm packages"
   (cd "$root" && npm install --no-audit --no-fund --loglevel=error)
+fi
+
+# 4. The second toolchain of the test matrix: Emscripten 3.1.69 under
+#    .deps/ (scripts/setup-emscripten.sh; nothing from a newer Debian release
+#    is installed into the system).
+if [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; then
+  bash "$root/scripts/setup-emscripten.sh" --quiet
 fi
