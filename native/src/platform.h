@@ -10,9 +10,13 @@
 
 #include "wasmtrace/wasmtrace.h"
 
-/* Monotonic time in microseconds. On the web it shares the main thread's
- * time base (performance.now() * 1000), so timestamps from all threads line
- * up. */
+/* Monotonic time in microseconds. On the web: whole microseconds since the
+ * page's navigation start, on every thread and whatever time base the
+ * Emscripten version gives emscripten_get_now() (navigation start up to
+ * 3.1.27, the Unix epoch since 3.1.28 with pthreads; platform_emscripten.c
+ * measures which), so timestamps from all threads line up and read as
+ * "us after navigation start". On the host: since an arbitrary point
+ * (CLOCK_MONOTONIC). */
 double wt_platform_now_us(void) WT_I_NOINSTR;
 
 /* Sleeps until wt_platform_now_us() >= deadline_us or until *wake changes

@@ -11,8 +11,30 @@
 extern char *wt_js_read_config(int *source_kind);
 extern void wt_js_log_error(const char *message);
 extern int wt_js_function_name(uint32_t table_index, char *buf, size_t cap);
+extern double wt_js_clock_origin_ms(double now_ms);
 
-double wt_platform_now_us(void) { return emscripten_get_now() * 1000.0; }
+/* emscripten_get_now() at the page's navigation start, in ms. Emscripten's
+ * clock starts there up to 3.1.27 but at the Unix epoch since 3.1.28 (with
+ * pthreads), so it is measured once, on the main thread, before any other
+ * constructor (startup.c's sessions start at priority 200) and before any
+ * pthread exists: workers read it after their creation, which orders them
+ * after this write. */
+static double clock_origin_ms;
+
+__attribute__((constructor(101))) static void measure_clock_origin(void) {
+  clock_origin_ms = wt_js_clock_origin_ms(emscripten_get_now());
+}
+
+/* Whole microseconds: browsers' clocks are 5 us (or coarser) anyway, and
+ * since 3.1.28 the epoch-based value loses ~0.1 us to rounding when the
+ * origin is subtracted. Fractions would then reach the trace as timestamps
+ * like 508959.961, and a scope's end (ts + dur, each rounded when written)
+ * could land a hair after its parent's end: DevTools' trace engine then
+ * leaves the scope out of the flame chart and counts its time twice in
+ * Bottom-Up (tests/browser/readers.test.mjs caught it on 3.1.69). */
+double wt_platform_now_us(void) {
+  return __builtin_floor((emscripten_get_now() - clock_origin_ms) * 1000.0 + 0.5);
+}
 
 void wt_platform_sleep_until(double deadline_us, _Atomic uint32_t *wake,
                              uint32_t expected) {
