@@ -22,13 +22,21 @@
 //    pthreads); wt_js_clock_origin_ms measures which, once.
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested).
-var wasmtraceTableDeps = typeof LibraryManager !== 'undefined' && LibraryManager.library &&
-  Object.prototype.hasOwnProperty.call(LibraryManager.library, '$wasmTable') ? ['$wasmTable'] : [];
+// Dependencies on runtime symbols that are library symbols only in some
+// versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
+// 3.1.6 defines them in its runtime and would reject the dependency): only
+// those the library defines are declared. The link exports the string
+// helpers too (-sEXPORTED_RUNTIME_METHODS), but the shim must not depend on
+// the app's flags for what it calls itself.
+function wasmtraceOptionalDeps(symbols) {
+  var lib = typeof LibraryManager !== 'undefined' && LibraryManager.library;
+  return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];
+}
 var wasmtraceLibrary = {
   // Returns a malloc'd UTF-8 copy of the startup config blob, or 0.
   // *sourceKind = 1 for Module.wasmtraceConfig, 2 for the URL parameter.
   // Called once, on the main thread, before main().
-  wt_js_read_config__deps: ['malloc'],
+  wt_js_read_config__deps: ['malloc'].concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
   wt_js_read_config: function (sourceKindPtr) {
     var text = null;
     var kind = 0;
@@ -53,7 +61,7 @@ var wasmtraceLibrary = {
   },
 
   // The one place that reads Emscripten internals (see the list above).
-  $wasmtraceInternals__deps: wasmtraceTableDeps,
+  $wasmtraceInternals__deps: wasmtraceOptionalDeps(['$wasmTable']),
   $wasmtraceInternals: {
     // The compiled module on this thread, or null.
     compiledModule: function () {
@@ -121,7 +129,8 @@ var wasmtraceLibrary = {
 
   // Writes the name of the function at wasm table index `tableIndex` into
   // buf; returns the bytes written, 0 if the slot holds no function.
-  wt_js_function_name__deps: ['$wasmtraceNames', '$wasmtraceLoadNames', '$wasmtraceInternals'],
+  wt_js_function_name__deps: ['$wasmtraceNames', '$wasmtraceLoadNames', '$wasmtraceInternals']
+    .concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
   wt_js_function_name: function (tableIndex, buf, cap) {
     if (!wasmtraceNames) wasmtraceNames = wasmtraceLoadNames();
     var fn = wasmtraceInternals.tableEntry(tableIndex);
@@ -136,6 +145,7 @@ var wasmtraceLibrary = {
   },
 
   // Prints one wasmtrace message to the console of the calling thread.
+  wt_js_log_error__deps: wasmtraceOptionalDeps(['$UTF8ToString']),
   wt_js_log_error: function (messagePtr) {
     console.error('wasmtrace: ' + UTF8ToString(messagePtr));
   },
