@@ -24,6 +24,9 @@ dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)  # libF
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v dpkg-source >/dev/null || need+=(dpkg-dev)  # unpacks 'apt-get source'
+# Emscripten 3.1.69's JS optimizer imports acorn (scripts/setup-emscripten.sh);
+# Debian's emscripten pulls it in, an emsdk on PATH does not.
+[ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ] || [ -f /usr/share/nodejs/acorn/package.json ] || need+=(node-acorn)
 if [ ${#need[@]} -gt 0 ]; then
   echo "wasmtrace setup: installing Debian packages: ${need[*]}"
   as_root apt-get update -qq
