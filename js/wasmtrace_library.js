@@ -17,9 +17,14 @@
 //    it would fail), so the dependency is added when the symbol exists.
 //  - V8 and SpiderMonkey name a wasm function object by its function index
 //    (fn.name === '85'): engine behaviour, not Emscripten's.
-//  - The clock: emscripten_get_now() counts from the page's navigation start
-//    (<= 3.1.27, or no pthreads) or from the Unix epoch (>= 3.1.28 with
-//    pthreads); wt_js_clock_origin_ms measures which, once.
+//  - The clock: not Emscripten's. emscripten_get_now() counts from the page's
+//    navigation start (<= 3.1.27, or no pthreads; in workers corrected by a
+//    drift measured with a postMessage, off by its latency: up to ms under
+//    load) or from the Unix epoch (>= 3.1.28 with pthreads). wasmtrace reads
+//    performance.timeOrigin + performance.now() (the web's clock shared by
+//    all threads, HR-Time) minus the main thread's timeOrigin, the same on
+//    every version; emscripten_get_now() only where timeOrigin is missing,
+//    its origin measured once (wt_js_clock_origin_ms).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested).
 // Dependencies on runtime symbols that are library symbols only in some
@@ -148,6 +153,23 @@ var wasmtraceLibrary = {
   wt_js_log_error__deps: wasmtraceOptionalDeps(['$UTF8ToString']),
   wt_js_log_error: function (messagePtr) {
     console.error('wasmtrace: ' + UTF8ToString(messagePtr));
+  },
+
+  // performance.timeOrigin of this thread (ms since the epoch), or 0 where
+  // there is none. Called once, on the main thread.
+  wt_js_time_origin_ms: function () {
+    return typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number' &&
+      typeof performance.now === 'function' ? performance.timeOrigin : 0;
+  },
+
+  // Milliseconds since the main thread's timeOrigin (`mainOrigin`), on any
+  // thread: this thread's performance.now() plus the distance between the
+  // two origins (computed once per thread).
+  $wasmtraceClockShift: null,
+  wt_js_now_ms__deps: ['$wasmtraceClockShift'],
+  wt_js_now_ms: function (mainOrigin) {
+    if (wasmtraceClockShift === null) wasmtraceClockShift = performance.timeOrigin - mainOrigin;
+    return performance.now() + wasmtraceClockShift;
   },
 
   // The value of emscripten_get_now() (ms) at the page's navigation start,

@@ -11,11 +11,13 @@
 #include "wasmtrace/wasmtrace.h"
 
 /* Monotonic time in microseconds. On the web: whole microseconds since the
- * page's navigation start, on every thread and whatever time base the
- * Emscripten version gives emscripten_get_now() (navigation start up to
- * 3.1.27, the Unix epoch since 3.1.28 with pthreads; platform_emscripten.c
- * measures which), so timestamps from all threads line up and read as
- * "us after navigation start". On the host: since an arbitrary point
+ * main thread's performance.timeOrigin (the page's navigation start), read
+ * from the web's clock shared by all threads, so timestamps from every
+ * thread line up exactly and read as "us after navigation start" on every
+ * Emscripten version (emscripten_get_now() is not used where timeOrigin
+ * exists: it counts from the Unix epoch since 3.1.28 with pthreads, and
+ * before that its workers were off by a message latency;
+ * platform_emscripten.c). On the host: since an arbitrary point
  * (CLOCK_MONOTONIC). */
 double wt_platform_now_us(void) WT_I_NOINSTR;
 
