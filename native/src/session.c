@@ -1,7 +1,6 @@
 /* Session buffers: samples as call-tree nodes, scopes, bounded memory. */
 #include "session.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +128,10 @@ wt_status wt_session_prealloc(wt_session *s) {
 }
 
 wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
+  (void)now_us; /* the first deadline is the worker's (worker.c) */
   set_budgets(s);
   /* start_us was set when the session was created: events from then on
    * belong to it even if the worker adopts it later. */
-  /* The first sampling deadline is the worker's to choose (on the shared
-   * tick grid, worker.c); until then, the grid point just passed. */
-  double interval = s->config.interval_us;
-  s->next_sample_us = floor(now_us / interval) * interval;
   s->worker_busy_at_start = 0;
   if (s->host && s->host->worker_times) {
     double created, started;
@@ -157,9 +153,14 @@ wt_status wt_session_setup_output(wt_session *s) {
   if (st != WT_OK) return st;
   if (s->config.gzip) {
     s->gzip = malloc(sizeof *s->gzip);
-    if (!s->gzip) return WT_ERR_NO_MEMORY;
-    st = wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level);
-    if (st != WT_OK) return st;
+    st = s->gzip ? wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level) : WT_ERR_NO_MEMORY;
+    if (st != WT_OK) {
+      /* output_ready stays 0, so nobody else frees these: undo it all. */
+      free(s->gzip);
+      s->gzip = NULL;
+      wt_outq_free(&s->out);
+      return st;
+    }
     s->encoder_sink = &s->gzip->base;
   } else {
     s->encoder_sink = &s->out.base;
@@ -167,11 +168,6 @@ wt_status wt_session_setup_output(wt_session *s) {
   wt_json_init(&s->json, s->encoder_sink);
   atomic_store_explicit(&s->output_ready, 1, memory_order_release);
   return WT_OK;
-}
-
-wt_status wt_session_setup(wt_session *s, double now_us) {
-  wt_status st = wt_session_setup_sampling(s, now_us);
-  return st == WT_OK ? wt_session_setup_output(s) : st;
 }
 
 void wt_session_free_buffers(wt_session *s) {
@@ -445,13 +441,6 @@ wt_status wt_session_flush_point(wt_session *s, double now_us) {
   s->last_flush_bytes = encoded;
   s->last_flush_us = now_us;
   return wt_sink_flush(s->encoder_sink);
-}
-
-uint64_t wt_session_worker_busy_us(const wt_session *s) {
-  double created, started;
-  uint64_t busy = 0;
-  if (s->host && s->host->worker_times) s->host->worker_times(&created, &started, &busy);
-  return busy - s->worker_busy_at_start;
 }
 
 void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {

@@ -138,7 +138,9 @@ static wt_session *fixed_session(wt_format format, int gzip) {
   s->config.max_buffer_kb = 1024;
   snprintf(s->config.output, sizeof s->config.output, "/traces/%s", names[format]);
   s->start_us = T0;
-  if (wt_session_setup(s, T0) != WT_OK) {
+  wt_status st = wt_session_setup_sampling(s, T0);
+  if (st == WT_OK) st = wt_session_setup_output(s);
+  if (st != WT_OK) {
     wt_session_free_buffers(s);
     wt_outq_free(&s->out);
     free(s);
