@@ -102,8 +102,10 @@ wt_session *wt_session_get(int id);
 /* Sets a session up in two parts: wt_session_setup_sampling (cheap: what
  * the first sample needs) when the worker adopts it, then
  * wt_session_setup_output (zlib state, output queue), which the worker
- * defers to the first encode step so that sampling starts at once. The
- * first sampling deadline is the worker's to choose (now_us is not used). */
+ * defers to the first encode step so that sampling starts at once.
+ * setup_sampling fails the session itself (with the reason) if its
+ * maxBufferKB is too small for its format's fixed state; the first
+ * sampling deadline is the worker's to choose (now_us is not used). */
 wt_status wt_session_setup_sampling(wt_session *s, double now_us);
 /* Allocates the sampling buffers' first capacity, on the thread that
  * creates the session, so that the worker's first tick allocates nothing
@@ -117,7 +119,8 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);
-/* Bytes the session's buffers hold now, the encoder's included. */
+/* Bytes the session's buffers hold now, the encoder's state and retained
+ * buffers included (not its fixed overhead: see session.c). */
 size_t wt_session_memory(wt_session *s);
 /* Updates the high-water mark from wt_session_memory. Worker only. */
 void wt_session_note_memory(wt_session *s);
