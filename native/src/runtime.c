@@ -61,7 +61,7 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   atomic_store(&wt_rt.session_count, 0);
   atomic_store(&wt_rt.worker_state, 0);
   atomic_store(&wt_rt.shutdown, 0);
-  atomic_store(&wt_rt.hold, 0);
+  atomic_store(&wt_rt.hold_seq, 0);
   atomic_store(&wt_rt.worker_busy_us, 0);
   atomic_store(&wt_rt.worker_started_us, 0);
   wt_rt.worker_created_us = 0;

@@ -32,7 +32,11 @@ typedef struct wt_runtime {
   pthread_t worker;
   _Atomic int worker_state; /* 0 none, 1 running, 2 failed to start */
   _Atomic int shutdown;
-  _Atomic int hold;          /* startup.c: do not adopt sessions yet */
+  /* startup.c's batch: odd while it adds the startup sessions, so that the
+   * worker adopts all of them in one iteration or none (a count, not a
+   * flag: the worker reads it before and after the session count and
+   * compares, which a flag that went 0, 1, 0 meanwhile would fool). */
+  _Atomic uint32_t hold_seq;
   _Atomic uint32_t wake;     /* bumped to wake the worker */
   _Atomic uint64_t worker_busy_us;  /* time the worker spent awake (CPU upper bound) */
   _Atomic double worker_started_us; /* when the worker thread began running */

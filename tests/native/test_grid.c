@@ -1,12 +1,15 @@
 /* The sampling tick grid (worker.c): sessions that start together share
  * every sample timestamp, a session started later ticks on the grid of the
- * running ones, and every grid point of a session's life is either sampled
- * or counted as missed. One recording, made once, serves every test; no
- * test asserts a rate or a delay, only what a loaded machine cannot change
- * (waits are for conditions, bounded generously). */
+ * running ones, and the grid points of a session's life, from its first
+ * tick's to its stop's, are each sampled or counted as missed, exactly, the
+ * last one sampled, also when the worker notices a stop late. Each
+ * recording is made once and serves several tests; no test asserts a rate
+ * or a delay, only what a loaded machine cannot change (waits are for
+ * conditions, bounded generously). */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +71,22 @@ static int is_over(int id, uint64_t arg) {
 static int has_samples(int id, uint64_t n) {
   wt_session_stats st;
   return wt_session_stats_get(id, &st) == WT_OK && st.samples_taken >= n;
+}
+
+/* Waits without pumping output (the caller holds a lock that the pump
+ * could want) until `done(id)` holds; gives up after 30 s. */
+static int wait_until(int (*done)(int id, uint64_t arg), int id, uint64_t arg) {
+  double give_up = now_s() + 30;
+  while (!done(id, arg)) {
+    if (now_s() > give_up) return 0;
+    sleep_ms(1);
+  }
+  return 1;
+}
+
+static int has_sessions(int unused, uint64_t n) {
+  (void)unused;
+  return wt_session_count() >= (int)n;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -147,6 +166,33 @@ static void note_accounting(recording *r) {
   r->samples = atomic_load(&s->samples_taken);
   r->start_us = s->start_us;
   r->stop_us = s->stop_us;
+}
+
+/* The grid point (its index) at or before a time in us. */
+static int64_t grid_point(double us) { return (int64_t)floor(us / INTERVAL_US); }
+
+/* The accounting worker.c states, checked exactly from the recorded
+ * timestamps and the stop time: one thread (this one), so one sample and
+ * one distinct timestamp per tick, each tick on its own grid point, and
+ * ticks + missed == the grid points from the first tick's through the
+ * stop's, which is the last tick's (the stop leaves no point over). */
+static void check_grid_accounting(const recording *r) {
+  CHECK_EQ_U64(r->samples, r->ticks);
+  CHECK_EQ_U64(r->n, r->ticks);
+  if (r->n == 0) return;
+  /* Tick times and the stop time are whole microseconds. */
+  CHECK(r->stop_us == floor(r->stop_us));
+  size_t shared = 0;
+  for (size_t i = 1; i < r->n; i++) shared += grid_point((double)r->ts[i]) == grid_point((double)r->ts[i - 1]);
+  CHECK_EQ_INT(shared, 0);
+  int64_t first = grid_point((double)r->ts[0]), last = grid_point((double)r->ts[r->n - 1]);
+  int64_t stop = grid_point(r->stop_us);
+  CHECK_EQ_INT(stop, last);
+  CHECK_EQ_U64(r->ticks + r->missed, (uint64_t)(stop - first + 1));
+  const char *name = strrchr(r->path, '/');
+  fprintf(stderr, "      %s: %llu ticks + %llu missed = %lld grid points, first tick's through the stop's\n",
+          name ? name + 1 : r->path, (unsigned long long)r->ticks, (unsigned long long)r->missed,
+          (long long)(stop - first + 1));
 }
 
 /* The timestamps of r inside [lo, hi]. */
@@ -249,23 +295,93 @@ WT_TEST(a_session_started_later_should_tick_with_the_running_ones) {
 
 WT_TEST(every_grid_point_of_a_session_should_be_sampled_or_counted_missed) {
   REQUIRE(record_once());
-  const double period = INTERVAL_US;
-  for (int i = 0; i < 3; i++) {
-    const recording *r = &rec[i];
-    /* One thread (this one), so one sample per tick, one timestamp each. */
-    CHECK_EQ_U64(r->samples, r->ticks);
-    CHECK_EQ_U64(r->n, r->ticks);
-    /* Ticks and missed points cover the grid points from the first
-     * deadline through the stop: the first deadline they imply is a grid
-     * point no earlier than the session's creation's grid point and no
-     * later than its first sample. */
-    double last = floor(r->stop_us / period) * period;
-    double first = last - (double)(r->ticks + r->missed - 1) * period;
-    CHECK(first >= floor(r->start_us / period) * period);
-    CHECK(first <= (double)r->ts[0] + 0.5);
-  }
+  for (int i = 0; i < 3; i++) check_grid_accounting(&rec[i]);
   /* A and B began on the same grid point. */
   CHECK(rec[0].ts[0] == rec[1].ts[0]);
+}
+
+/* ---- a stop the worker notices late ------------------------------------------ */
+
+/* E runs alone; D is started at runtime by another thread while this one
+ * holds the category mutex, so that the worker, adopting D, blocks in the
+ * category update that ends its adoption (worker.c: start_session), at the
+ * start of an iteration whose sample tick is still to come. E's stop is
+ * requested while the worker is blocked, and the worker is kept there for
+ * many grid points: when it goes on, E is late and asked to stop. No test
+ * hook in the library: the mutex is the runtime's own. F then ends by its
+ * duration. */
+static recording late[3]; /* E, D, F */
+static int late_recorded;
+
+static char d_config[400];
+static void *start_d(void *arg) {
+  wt_session_start(d_config, (int *)arg);
+  return NULL;
+}
+
+static int record_late_once(void) {
+  if (late_recorded) return late_recorded > 0;
+  late_recorded = -1;
+  const char *fmt = "{\"name\":\"%s\",\"output\":\"%s/%s.json\",\"compression\":\"none\","
+                    "\"sampling\":{\"intervalUs\":%d},\"counters\":{\"enabled\":false},\"categories\":[]%s}";
+  char e[400], f[400];
+  snprintf(e, sizeof e, fmt, "e", tmpdir, "e", INTERVAL_US, "");
+  snprintf(d_config, sizeof d_config, fmt, "d", tmpdir, "d", INTERVAL_US, "");
+  snprintf(f, sizeof f, fmt, "f", tmpdir, "f", INTERVAL_US, ",\"durationMs\":30");
+  for (int i = 0; i < 3; i++) snprintf(late[i].path, sizeof late[i].path, "%s/%c.json", tmpdir, "edf"[i]);
+
+  if (wt_session_start(e, &late[0].id) != WT_OK) return 0;
+  if (!pump_until(is_running, late[0].id, 0) || !pump_until(has_samples, late[0].id, 5)) return 0;
+
+  pthread_mutex_lock(&wt_rt.categories_mutex);
+  pthread_t adder;
+  late[1].id = late[0].id + 1; /* D's id: the next one (nothing else adds sessions) */
+  int d_id = -1;
+  int ok = pthread_create(&adder, NULL, start_d, &d_id) == 0;
+  /* D is RUNNING once the worker has adopted it, just before the update
+   * that blocks it. */
+  ok = ok && wait_until(has_sessions, 0, (uint64_t)late[1].id + 1) && wait_until(is_running, late[1].id, 0);
+  if (ok) {
+    wt_session_stop(late[0].id);
+    sleep_ms(12 * INTERVAL_US / 1000); /* 12 grid points */
+  }
+  pthread_mutex_unlock(&wt_rt.categories_mutex);
+  pthread_join(adder, NULL);
+  if (!ok || d_id != late[1].id) return 0;
+  if (!pump_until(is_over, late[0].id, 0)) return 0;
+  wt_session_stop(late[1].id);
+  if (!pump_until(is_over, late[1].id, 0)) return 0;
+
+  /* F: alone, until its duration is over. */
+  if (wt_session_start(f, &late[2].id) != WT_OK || !pump_until(is_over, late[2].id, 0)) return 0;
+
+  for (int i = 0; i < 3; i++) {
+    if (wt_session_state_get(late[i].id) != WT_SESSION_STOPPED) return 0;
+    note_accounting(&late[i]);
+    if (!read_samples(&late[i]) || late[i].n == 0) return 0;
+  }
+  late_recorded = 1;
+  return 1;
+}
+
+WT_TEST(a_stop_noticed_late_should_sample_the_due_grid_point_not_count_it_missed) {
+  REQUIRE(record_late_once());
+  const recording *e = &late[0], *d = &late[1];
+  /* The worker was late: the grid points it slept through are missed... */
+  CHECK(e->missed >= 5);
+  /* ...but the stop came after the late tick, which took the last point
+   * (check_grid_accounting: the stop's grid point is the last tick's). */
+  check_grid_accounting(e);
+  check_grid_accounting(d);
+  /* D, adopted in that iteration, joined E's late tick: its first. */
+  CHECK_EQ_INT(d->ts[0], e->ts[e->n - 1]);
+}
+
+WT_TEST(a_session_ended_by_its_duration_should_end_on_a_tick) {
+  REQUIRE(record_late_once());
+  const recording *f = &late[2];
+  check_grid_accounting(f);
+  CHECK(f->stop_us - f->start_us >= 30000);
 }
 
 int main(int argc, char **argv) {
@@ -274,9 +390,14 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(sessions_started_together_should_share_every_sample_timestamp),
       WT_TEST_ENTRY(a_session_started_later_should_tick_with_the_running_ones),
       WT_TEST_ENTRY(every_grid_point_of_a_session_should_be_sampled_or_counted_missed),
+      WT_TEST_ENTRY(a_stop_noticed_late_should_sample_the_due_grid_point_not_count_it_missed),
+      WT_TEST_ENTRY(a_session_ended_by_its_duration_should_end_on_a_tick),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
-  for (int i = 0; i < 3; i++) free(rec[i].ts);
+  for (int i = 0; i < 3; i++) {
+    free(rec[i].ts);
+    free(late[i].ts);
+  }
   wt_runtime_reset_for_testing(0);
   wt_test_remove_tree(tmpdir);
   return rc;
