@@ -2,8 +2,9 @@
  * absolute deadlines, drains the event rings, and encodes output in the
  * time left between deadlines. It never touches the VFS and never waits for
  * the main thread: its only blocking call is the timed sleep, besides short
- * critical sections (registry and category mutexes, malloc's lock) that no
- * holder keeps while waiting.
+ * critical sections (registry and category mutexes, malloc's lock, and on
+ * its out-of-memory exit the session table's) that no holder keeps while
+ * waiting.
  *
  * One iteration, in phases:
  *   adopt          adopt new sessions (a startup batch all at once)
@@ -495,8 +496,13 @@ void *wt_worker_main(void *arg) {
   wt_registry_exclude_self();
   worker_state *ws = calloc(1, sizeof *ws);
   if (!ws) {
-    /* No worker: fail the sessions waiting for it (new ones fail at once). */
+    /* No worker: fail the sessions waiting for it. api.c reads the state
+     * under the table's mutex: once this thread has held it after storing
+     * 2, every session added later fails at once, and every one added
+     * before is in the count read below. */
     atomic_store(&wt_rt.worker_state, 2);
+    pthread_mutex_lock(&wt_rt.mutex);
+    pthread_mutex_unlock(&wt_rt.mutex);
     int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
     for (int i = 0; i < n; i++)
       if (wt_rt.sessions[i]) wt_session_fail(wt_rt.sessions[i], "the wasmtrace worker ran out of memory");
