@@ -25,7 +25,8 @@
  * the shared clock (integers in double precision, so exact). Sessions with
  * the same interval are due in the same iterations and share one snapshot,
  * hence the very same sample timestamp: the iteration's tick time T, taken
- * just before the snapshot. A session adopted while no other samples is due
+ * just after the snapshot (a sample is stamped after its copy, never before
+ * it). A session adopted while no other samples is due
  * at once; one adopted while others sample is due at the first grid point
  * after its adoption, so that its ticks are the others' ticks.
  *
@@ -289,13 +290,18 @@ static int sample_due(wt_session *s, double t) {
   return running(s) && s->config.sampling && s->next_sample_us <= t;
 }
 
-/* Every session due at `t` (whole us) gets one sample per live thread from
- * a single snapshot, all with the timestamp `t`. */
-static void sample_tick(worker_state *ws, int nsessions, double t) {
+/* If a session is due, takes one snapshot of every live thread's stack;
+ * every session due by the time the copies are done gets one sample per
+ * thread from it, all stamped with that time. Returns the tick time T (see
+ * "The tick grid"): that time, or if none was due the time it checked, in
+ * whole us. After it, no sampling session is due at T. */
+static double sample_tick(worker_state *ws, int nsessions) {
+  double t = ceil(wt_platform_now_us());
   int any_due = 0;
   for (int i = 0; i < nsessions && !any_due; i++) any_due = sample_due(wt_rt.sessions[i], t);
-  if (!any_due) return;
+  if (!any_due) return t;
   uint32_t nthreads = snapshot(ws, wt_registry_count());
+  t = ceil(wt_platform_now_us());
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!sample_due(s, t)) continue;
@@ -327,6 +333,7 @@ static void sample_tick(worker_state *ws, int nsessions, double t) {
      * not accumulate. */
     s->next_sample_us = point + period;
   }
+  return t;
 }
 
 /* ---- counters -------------------------------------------------------------- */
@@ -521,8 +528,7 @@ void *wt_worker_main(void *arg) {
     int whole = !(hold & 1) && atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire) == hold;
 
     adopt_phase(nsessions, now, whole);
-    double t = ceil(wt_platform_now_us()); /* the tick time: whole us, see the grid */
-    sample_tick(ws, nsessions, t);
+    double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
       stop_phase(nsessions, t);
       drain_rings(nsessions);
