@@ -26,9 +26,9 @@
  * the same interval are due in the same iterations and share one snapshot,
  * hence the very same sample timestamp: the iteration's tick time T, taken
  * just after the snapshot (a sample is stamped after its copy, never before
- * it). A session adopted while no other samples is due
- * at once; one adopted while others sample is due at the first grid point
- * after its adoption, so that its ticks are the others' ticks.
+ * it). A session adopted while no other samples is due at once; one adopted
+ * while others sample is due at the first grid point after its adoption, so
+ * that its ticks are the others' ticks.
  *
  * Accounting. A tick's grid point is the last one at or before its
  * timestamp, floor(T / P) * P; after a tick its session is next due at the
@@ -490,8 +490,9 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
 
 /* ---- the thread ------------------------------------------------------------ */
 
-/* The startup batch was whole in the table read with `hold` (hold_seq
- * before the count) and `nsessions`, and still nothing was added since. */
+/* Since the iteration read the table (`hold`: hold_seq before the count,
+ * `nsessions`: the count), no session was added and no startup batch
+ * began. */
 static int table_unchanged(uint32_t hold, int nsessions) {
   return atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire) == hold &&
          atomic_load_explicit(&wt_rt.session_count, memory_order_acquire) == nsessions;
