@@ -2,10 +2,14 @@
  * every sample timestamp, a session started later ticks on the grid of the
  * running ones, and the grid points of a session's life, from its first
  * tick's to its stop's, are each sampled or counted as missed, exactly, the
- * last one sampled, also when the worker notices a stop late. Each
- * recording is made once and serves several tests; no test asserts a rate
- * or a delay, only what a loaded machine cannot change (waits are for
- * conditions, bounded generously). */
+ * last one sampled, also when the worker notices a stop late. A startup
+ * batch made while the worker runs is adopted whole, and keeps the events
+ * recorded between its sessions' creation and their adoption. Where the
+ * worker must be held at a given point, the test holds the runtime's own
+ * category mutex (no test hook in the library). Each recording is made once
+ * and serves several tests; no test asserts a rate or a delay, only what a
+ * loaded machine cannot change (waits are for conditions, bounded
+ * generously). */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <math.h>
@@ -384,6 +388,135 @@ WT_TEST(a_session_ended_by_its_duration_should_end_on_a_tick) {
   CHECK(f->stop_us - f->start_us >= 30000);
 }
 
+/* ---- a startup batch while the worker runs ------------------------------------ */
+
+/* H samples, so the worker iterates every interval. A startup batch of G1
+ * and G2 is then made on this thread while another thread, the blocker,
+ * holds the category mutex: the batch stops in the category update that
+ * ends G1's creation, with G1 in the table and G2 not yet. Meanwhile the
+ * blocker records an instant (after G1's start, so G1's) and the worker
+ * iterates for many intervals; then the blocker lets the batch go on. */
+static recording batch[3]; /* H, G1, G2 */
+static int batch_recorded;
+static int batch_base;              /* G1's id */
+static int g1_state_during_batch = -1;
+static int g1_events_in_file, g2_events_in_file;
+static _Atomic int blocker_locked;
+
+static void *block_batch(void *arg) {
+  (void)arg;
+  static wt_site site = WT_SITE_INIT("in_batch", "app");
+  pthread_mutex_lock(&wt_rt.categories_mutex);
+  atomic_store(&blocker_locked, 1);
+  if (wait_until(has_sessions, 0, (uint64_t)batch_base + 1)) {
+    sleep_ms(5);
+    wt_instant(&site);
+    sleep_ms(10); /* ten grid points: the worker iterates meanwhile */
+    g1_state_during_batch = wt_session_state_get(batch_base);
+  }
+  pthread_mutex_unlock(&wt_rt.categories_mutex);
+  return NULL;
+}
+
+/* Instants named `name` in a chrome trace. */
+static int count_instants(const char *path, const char *name) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc((size_t)len + 1);
+  size_t got = text ? fread(text, 1, (size_t)len, f) : 0;
+  fclose(f);
+  if (!text || got != (size_t)len) {
+    free(text);
+    return -1;
+  }
+  text[len] = '\0';
+  cJSON *events = cJSON_Parse(text);
+  free(text);
+  int n = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, events) {
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+    if (cJSON_IsString(ph) && !strcmp(ph->valuestring, "I") && cJSON_IsString(nm) && !strcmp(nm->valuestring, name)) n++;
+  }
+  cJSON_Delete(events);
+  return n;
+}
+
+static int record_batch_once(void) {
+  if (batch_recorded) return batch_recorded > 0;
+  batch_recorded = -1;
+  const char *fmt = "{\"name\":\"%s\",\"output\":\"%s/%s.json\",\"compression\":\"none\","
+                    "\"sampling\":{\"intervalUs\":%d},\"counters\":{\"enabled\":false},\"categories\":[\"app\"]}";
+  char h[400], g1[400], g2[400], config[1024];
+  snprintf(h, sizeof h, fmt, "h", tmpdir, "h", INTERVAL_US);
+  snprintf(g1, sizeof g1, fmt, "g1", tmpdir, "g1", INTERVAL_US);
+  snprintf(g2, sizeof g2, fmt, "g2", tmpdir, "g2", INTERVAL_US);
+  snprintf(config, sizeof config, "{\"sessions\":[%s,%s]}", g1, g2);
+  snprintf(batch[0].path, sizeof batch[0].path, "%s/h.json", tmpdir);
+  snprintf(batch[1].path, sizeof batch[1].path, "%s/g1.json", tmpdir);
+  snprintf(batch[2].path, sizeof batch[2].path, "%s/g2.json", tmpdir);
+
+  if (wt_session_start(h, &batch[0].id) != WT_OK) return 0;
+  if (!pump_until(is_running, batch[0].id, 0) || !pump_until(has_samples, batch[0].id, 5)) return 0;
+  /* Interns the category "app" now: a new category would take the mutex
+   * the blocker holds. */
+  static wt_site warm = WT_SITE_INIT("warm", "app");
+  wt_instant(&warm);
+
+  batch_base = wt_session_count();
+  int startups = wt_startup_count();
+  pthread_t blocker;
+  if (pthread_create(&blocker, NULL, block_batch, NULL) != 0) return 0;
+  while (!atomic_load(&blocker_locked)) sleep_ms(1);
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ Module['wasmtraceConfig'] = UTF8ToString($0); }, config);
+  wt_runtime_start_from_config();
+  EM_ASM({ delete Module['wasmtraceConfig']; });
+#else
+  setenv("WASMTRACE_CONFIG", config, 1);
+  wt_runtime_start_from_config();
+  unsetenv("WASMTRACE_CONFIG");
+#endif
+  pthread_join(blocker, NULL);
+  if (wt_startup_count() != startups + 2) return 0;
+  batch[1].id = wt_startup_id(startups);
+  batch[2].id = wt_startup_id(startups + 1);
+  if (batch[1].id != batch_base) return 0;
+  for (int i = 1; i < 3; i++)
+    if (!pump_until(is_running, batch[i].id, 0) || !pump_until(has_samples, batch[i].id, 5)) return 0;
+  for (int i = 0; i < 3; i++) wt_session_stop(batch[i].id);
+  for (int i = 0; i < 3; i++) {
+    if (!pump_until(is_over, batch[i].id, 0) || wt_session_state_get(batch[i].id) != WT_SESSION_STOPPED) return 0;
+    note_accounting(&batch[i]);
+    if (!read_samples(&batch[i]) || batch[i].n == 0) return 0;
+  }
+  g1_events_in_file = count_instants(batch[1].path, "in_batch");
+  g2_events_in_file = count_instants(batch[2].path, "in_batch");
+  batch_recorded = 1;
+  return 1;
+}
+
+WT_TEST(a_startup_batch_should_be_adopted_whole_while_the_worker_runs) {
+  REQUIRE(record_batch_once());
+  /* Not adopted while the batch was under way, though the worker ran... */
+  CHECK_EQ_INT(g1_state_during_batch, WT_SESSION_STARTING);
+  /* ...then both at once: the same first tick, on H's grid. */
+  CHECK_EQ_INT(batch[1].ts[0], batch[2].ts[0]);
+  const int64_t *sh;
+  CHECK_EQ_INT(slice(&batch[0], batch[1].ts[0], batch[1].ts[0], &sh), 1);
+}
+
+WT_TEST(events_between_a_startup_sessions_creation_and_adoption_should_reach_it) {
+  REQUIRE(record_batch_once());
+  /* The instant came after G1's creation and before G2's. */
+  CHECK_EQ_INT(g1_events_in_file, 1);
+  CHECK_EQ_INT(g2_events_in_file, 0);
+}
+
 int main(int argc, char **argv) {
   if (!wt_test_make_tmpdir(tmpdir, sizeof tmpdir, "grid")) return 1;
   static const wt_test tests[] = {
@@ -392,11 +525,14 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(every_grid_point_of_a_session_should_be_sampled_or_counted_missed),
       WT_TEST_ENTRY(a_stop_noticed_late_should_sample_the_due_grid_point_not_count_it_missed),
       WT_TEST_ENTRY(a_session_ended_by_its_duration_should_end_on_a_tick),
+      WT_TEST_ENTRY(a_startup_batch_should_be_adopted_whole_while_the_worker_runs),
+      WT_TEST_ENTRY(events_between_a_startup_sessions_creation_and_adoption_should_reach_it),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   for (int i = 0; i < 3; i++) {
     free(rec[i].ts);
     free(late[i].ts);
+    free(batch[i].ts);
   }
   wt_runtime_reset_for_testing(0);
   wt_test_remove_tree(tmpdir);
