@@ -72,3 +72,29 @@ export function assertGridAccounting(analysis, label = '', intervalUs) {
   assert.ok(g.accounted <= g.slots && g.slots - g.accounted <= torn, `${label}: ${g.text} (${torn} torn copies)`);
   return g;
 }
+/**
+ * Samples of `thread` inside its scope `scopeName` (one occurrence, e.g.
+ * WT_SCOPE around a phase) against the ticks: between its first and last
+ * sample inside the scope, the thread is inside it at every tick (up to torn
+ * copies), and it has no more such samples than ticks in the scope's own
+ * window plus one (a copy taken just before the scope ended is stamped just
+ * after). The window's edges are not compared: a thread preempted between
+ * reading the clock and pushing (or popping) its scope widens the window by
+ * as long as the preemption lasted. Works on an analyzeTrace() result and on
+ * a readProfile() profile. Returns { samples, ticks, inWindow }.
+ */
+export function assertScopeSampledAtEveryTick(trace, thread, scopeName) {
+  const scope = thread.scopes.find((s) => s.name === scopeName);
+  assert.ok(scope, `${thread.name}: no ${scopeName} scope event`);
+  const inside = thread.samples.filter((s) => s.stack.includes(scopeName)).map((s) => s.ts);
+  assert.ok(inside.length > 0, `${thread.name}: no sample inside ${scopeName}`);
+  const ticks = tickTimes(trace);
+  const between = ticks.filter((ts) => ts >= inside[0] && ts <= inside.at(-1)).length;
+  const inWindow = ticks.filter((ts) => ts >= scope.ts && ts <= scope.ts + scope.dur).length;
+  const torn = trace.stats?.dropped?.tornStack ?? 0;
+  const what = `${thread.name}: ${inside.length} samples inside ${scopeName}, ${between} ticks from its first to its last, ` +
+    `${inWindow} ticks in its window, ${torn} torn copies`;
+  assert.ok(inside.length <= between && inside.length + torn >= between, what);
+  assert.ok(inside.length <= inWindow + 1, what);
+  return { samples: inside.length, ticks: between, inWindow };
+}
