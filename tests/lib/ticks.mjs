@@ -76,12 +76,11 @@ export function assertGridAccounting(analysis, label = '', intervalUs) {
  * Samples of `thread` inside its scope `scopeName` (one occurrence, e.g.
  * WT_SCOPE around a phase) against the ticks: between its first and last
  * sample inside the scope, the thread is inside it at every tick (up to torn
- * copies), and it has no more such samples than ticks in the scope's own
- * window plus one (a copy taken just before the scope ended is stamped just
- * after). The window's edges are not compared: a thread preempted between
- * reading the clock and pushing (or popping) its scope widens the window by
- * as long as the preemption lasted. Works on an analyzeTrace() result and on
- * a readProfile() profile. Returns { samples, ticks, inWindow }.
+ * copies). The scope's own window (its X event) is returned, not compared:
+ * the scope's times come from its thread's clock and the ticks' from the
+ * sampler's, which Emscripten 3.1.6 aligns only to a few ms across threads.
+ * Works on an analyzeTrace() result and on a readProfile() profile. Returns
+ * { samples, ticks, inWindow }.
  */
 export function assertScopeSampledAtEveryTick(trace, thread, scopeName) {
   const scope = thread.scopes.find((s) => s.name === scopeName);
@@ -95,6 +94,5 @@ export function assertScopeSampledAtEveryTick(trace, thread, scopeName) {
   const what = `${thread.name}: ${inside.length} samples inside ${scopeName}, ${between} ticks from its first to its last, ` +
     `${inWindow} ticks in its window, ${torn} torn copies`;
   assert.ok(inside.length <= between && inside.length + torn >= between, what);
-  assert.ok(inside.length <= inWindow + 1, what);
   return { samples: inside.length, ticks: between, inWindow };
 }
