@@ -82,7 +82,9 @@
         }
         setTimeout(tick, 5);
       }
-      tick();
+      // First poll on the next turn: stop() calls made together (one per
+      // session) reach the worker together, before any file is written.
+      setTimeout(tick, 0);
     });
     return this._stopPromise;
   };

@@ -8,8 +8,8 @@
  * keeps between steps); session.c alone applies the tally to the session's
  * counters, high-water mark and budgets, and flushes and closes the sink
  * after the final step. What an encoder keeps between steps it declares in
- * its wt_encoder record (a share of the session's buffers), so that the
- * session's memory limit covers it. Worker only. */
+ * its wt_encoder record (its fixed state, and a share of the session's
+ * buffers), so that the session's memory limit covers it. Worker only. */
 #ifndef WT_ENCODER_H
 #define WT_ENCODER_H
 
@@ -79,9 +79,12 @@ typedef struct wt_encode_view {
   const wt_session_config *config;
   double start_us, stop_us;  /* stop_us: 0 until the session stops */
   int final;                 /* the last step: write the end of the file */
-  /* The call tree: node id n is nodes[n - 1], 1 <= n <= node_count. */
+  /* The call tree: node id n is nodes[n - 1], 1 <= n <= node_count.
+   * node_cap: the table's capacity (node_count <= node_cap); what an
+   * encoder keeps per node it sizes to node_cap entries, indexed by id - 1,
+   * which its declared bits_per_node covers. */
   const wt_node *nodes;
-  uint32_t node_count;
+  uint32_t node_count, node_cap;
   /* Registered threads: threads[slot] for slot < nthreads. */
   const wt_session_thread *threads;
   uint32_t nthreads;
@@ -107,20 +110,27 @@ typedef struct wt_encode_tally {
   uint64_t events_written;  /* written to the output (or counted as such) */
   uint64_t events_dropped;  /* taken but dropped (a retained buffer was full) */
   uint64_t samples_dropped; /* taken but dropped (a retained buffer was full) */
-  size_t retained_bytes;    /* memory the encoder keeps between steps, now */
+  size_t retained_bytes;    /* memory the encoder keeps between steps besides
+                               its state_bytes, now */
 } wt_encode_tally;
 
 /* An output format. step() encodes the view's batch into j; with
  * v->final it also writes the end of the file (the session flushes and
- * closes the sink). *state is the encoder's own (NULL at first); free()
- * releases it (may be NULL). */
+ * closes the sink). *state is the encoder's own (NULL at first; step()
+ * allocates it, state_bytes of it); free() releases it (may be NULL). */
 typedef struct wt_encoder {
   const char *name;
-  /* Memory it keeps between steps, as a share of the session's buffers:
-   * percent of the pending-sample and pending-event shares, and bytes per
-   * call-tree node (taken from the node share). */
+  /* Bytes of its state (*state) while it exists: fixed, whatever the
+   * session records. The session takes them off its memory limit before
+   * splitting the rest, and counts them in its memory while *state exists. */
+  size_t state_bytes;
+  /* Memory it keeps between steps besides its state, as a share of the
+   * session's buffers: percent of the pending-sample and pending-event
+   * shares, and bits per call-tree node of capacity (taken from the node
+   * share). It reports what it holds of these in its tally's
+   * retained_bytes. */
   unsigned retain_samples_pct, retain_events_pct;
-  unsigned bytes_per_node;
+  unsigned bits_per_node;
   wt_status (*step)(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t);
   void (*free)(void *state);
 } wt_encoder;

@@ -7,8 +7,9 @@
  * events, and at the end one "X" event spanning the sampled time (DevTools
  * gives a thread a track only if it has an X/B/E/I event).
  *
- * Memory kept between steps: one bit per call-tree node (written to the
- * trace already) and a small record per thread. */
+ * Memory kept between steps: a small record per possible thread (its
+ * fixed state, declared as state_bytes) and one bit per call-tree node of
+ * capacity (written to the trace already; declared as bits_per_node). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +17,30 @@
 
 #include "encoder.h"
 
-/* What this encoder remembers of a thread between steps. */
+/* What this encoder remembers of a thread between steps: 32 bytes, for
+ * each of WT_MAX_THREADS slots. */
 typedef struct ch_thread {
   double span_lo, span_hi; /* earliest begin / latest end of its X events (valid if has_span) */
   int64_t prev_sample_us;  /* for timeDeltas */
+  uint32_t announced_hash; /* name_hash of the name it was announced with */
   uint8_t has_span, announced, profile_started;
-  char announced_name[WT_THREAD_NAME_MAX];
 } ch_thread;
 
 typedef struct ch_state {
   int header_written;
-  uint8_t *emitted; /* bit per node id: its cpuProfile node was written */
+  uint8_t *emitted; /* bit per node id - 1: its cpuProfile node was written */
   uint32_t emitted_cap; /* node ids the bitmap covers */
   ch_thread threads[WT_MAX_THREADS];
 } ch_state;
+
+/* A thread renamed after it was announced gets a second thread_name event
+ * at the end; a hash tells the names apart without keeping a copy of each
+ * (FNV-1a: two names that collide would only miss that second event). */
+static uint32_t name_hash(const char *name) {
+  uint32_t h = 2166136261u;
+  for (; *name; name++) h = (h ^ (unsigned char)*name) * 16777619u;
+  return h;
+}
 
 /* One step's context. */
 typedef struct ch_writer {
@@ -67,11 +78,13 @@ static void announce(ch_writer *w, uint16_t slot) {
   ch_thread *ct = &w->c->threads[slot];
   if (ct->announced) return;
   ct->announced = 1;
+  char name[WT_THREAD_NAME_MAX];
   if (slot < w->v->nthreads && w->v->threads[slot].seen)
-    memcpy(ct->announced_name, w->v->threads[slot].name, sizeof ct->announced_name);
+    memcpy(name, w->v->threads[slot].name, sizeof name);
   else
-    snprintf(ct->announced_name, sizeof ct->announced_name, "thread %u", (unsigned)slot);
-  write_thread_name(w, slot, ct->announced_name);
+    snprintf(name, sizeof name, "thread %u", (unsigned)slot);
+  ct->announced_hash = name_hash(name);
+  write_thread_name(w, slot, name);
   metadata_start(w, "thread_sort_index", slot + 1u);
   wt_json_lit(w->j, "\"sort_index\":");
   wt_json_u64(w->j, slot);
@@ -127,7 +140,8 @@ static void write_event(ch_writer *w, const wt_event_rec *r) {
 
 static int emitted(const void *ctx, uint32_t id) {
   const ch_state *c = ctx;
-  return id < c->emitted_cap && (c->emitted[id >> 3] >> (id & 7) & 1);
+  uint32_t bit = id - 1;
+  return bit < c->emitted_cap && (c->emitted[bit >> 3] >> (bit & 7) & 1);
 }
 
 /* Writes the not-yet-written ancestors of `id` and `id` itself, parents
@@ -149,7 +163,8 @@ static void emit_node_path(ch_writer *w, uint32_t id, int *first) {
     wt_json_lit(w->j, ",\"callFrame\":{\"functionName\":");
     wt_json_string(w->j, wt_encode_frame_name(node->frame));
     wt_json_lit(w->j, ",\"scriptId\":0,\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1}}");
-    if (chain[i] < w->c->emitted_cap) w->c->emitted[chain[i] >> 3] |= (uint8_t)(1u << (chain[i] & 7));
+    uint32_t bit = chain[i] - 1;
+    if (bit < w->c->emitted_cap) w->c->emitted[bit >> 3] |= (uint8_t)(1u << (bit & 7));
   }
 }
 
@@ -211,7 +226,7 @@ static void write_footer(ch_writer *w) {
     const ch_thread *ct = &w->c->threads[slot];
     if (!st->seen) continue;
     announce(w, (uint16_t)slot);
-    if (strcmp(st->name, ct->announced_name) != 0) write_thread_name(w, (uint16_t)slot, st->name);
+    if (name_hash(st->name) != ct->announced_hash) write_thread_name(w, (uint16_t)slot, st->name);
     if (!st->root) continue;
     event_start(w);
     wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"wasmtrace\",\"name\":\"wasmtrace: sampled\",\"pid\":1,\"tid\":");
@@ -232,17 +247,17 @@ static void write_footer(ch_writer *w) {
   wt_json_lit(j, "}}\n]\n");
 }
 
-/* Covers node ids up to v->node_count in the emitted bitmap. */
+/* Sizes the emitted bitmap to the call tree's capacity: one bit per node
+ * (id - 1), what bits_per_node declares. */
 static int cover_nodes(ch_state *c, const wt_encode_view *v, wt_encode_tally *t) {
-  if (v->node_count < c->emitted_cap) return 1;
-  uint32_t cap = c->emitted_cap ? c->emitted_cap : 1024;
-  while (cap <= v->node_count) cap *= 2;
-  uint8_t *bits = realloc(c->emitted, cap / 8);
+  if (v->node_cap <= c->emitted_cap) return 1;
+  size_t old_bytes = ((size_t)c->emitted_cap + 7) / 8, bytes = ((size_t)v->node_cap + 7) / 8;
+  uint8_t *bits = realloc(c->emitted, bytes);
   if (!bits) return 0;
-  memset(bits + c->emitted_cap / 8, 0, (cap - c->emitted_cap) / 8);
+  memset(bits + old_bytes, 0, bytes - old_bytes);
   c->emitted = bits;
-  c->emitted_cap = cap;
-  t->retained_bytes = cap / 8;
+  c->emitted_cap = v->node_cap;
+  t->retained_bytes = bytes;
   return 1;
 }
 
@@ -267,4 +282,5 @@ static void chrome_free(void *state) {
   free(c);
 }
 
-const wt_encoder wt_encoder_chrome = {.name = "chrome", .step = chrome_step, .free = chrome_free};
+const wt_encoder wt_encoder_chrome = {
+    .name = "chrome", .state_bytes = sizeof(ch_state), .bits_per_node = 1, .step = chrome_step, .free = chrome_free};

@@ -32,12 +32,12 @@
  * and events (24 bytes each) into retained buffers owned by this encoder;
  * at the end the file is written in one go. To keep the session inside its
  * maxBufferKB, it declares three quarters of the session's sample and event
- * shares for the retained buffers; the session keeps one quarter for the
- * pending rings (which the worker drains every 100 ms). When a retained
- * buffer is full the session's whenFull policy applies: "ring" drops the
- * oldest, "stop" the newest; the session counts what it drops (samples as
- * samplesDropped.bufferFull, events as dropped.events). The
- * final write goes past the output share once (compressed, the whole file
+ * shares for the retained buffers (and its small state as state_bytes);
+ * the session keeps one quarter for the pending rings (which the worker
+ * drains every 100 ms). When a retained buffer is full the session's
+ * whenFull policy applies: "ring" drops the oldest, "stop" the newest; the
+ * session counts what it drops (samples as samplesDropped.bufferFull,
+ * events as dropped.events). The final write goes past the output share once (compressed, the whole file
  * waits for the main thread) and uses temporary tables proportional to the
  * call tree (not counted). */
 #include <math.h>
@@ -656,5 +656,6 @@ static void ff_free(void *state) {
   free(f);
 }
 
-const wt_encoder wt_encoder_firefox = {.name = "firefox", .retain_samples_pct = 75, .retain_events_pct = 75,
+const wt_encoder wt_encoder_firefox = {.name = "firefox", .state_bytes = sizeof(ff_state),
+                                       .retain_samples_pct = 75, .retain_events_pct = 75,
                                        .step = ff_step, .free = ff_free};

@@ -27,9 +27,10 @@
  * count (speedscope, flamegraph.pl, inferno) ignore it. Scopes appear as
  * frames of the stacks.
  *
- * Memory: one sample count per call-tree node (4 bytes a node), kept until
- * the end, declared to the session as bytes per node: the session's node
- * share covers nodes and counts together. */
+ * Memory: one sample count per call-tree node of capacity (4 bytes a
+ * node), kept until the end, declared to the session as bits per node: the
+ * session's node share covers nodes and counts together. Its state besides
+ * is a few bytes (state_bytes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@
 #include "encoder.h"
 
 typedef struct fd_state {
-  uint32_t *counts; /* node id -> samples */
+  uint32_t *counts; /* samples of node id n at counts[n - 1] */
   uint32_t cap;     /* entries of counts */
   uint64_t events_skipped;
 } fd_state;
@@ -48,11 +49,11 @@ static void fd_free(void *state) {
   free(f);
 }
 
-/* Covers node ids up to v->node_count with counts. */
+/* Sizes counts to the call tree's capacity: one per node, what
+ * bits_per_node declares. */
 static int cover_nodes(fd_state *f, const wt_encode_view *v, wt_encode_tally *t) {
-  if (f->cap > v->node_count) return 1;
-  uint32_t cap = f->cap ? f->cap : 1024;
-  while (cap <= v->node_count) cap *= 2;
+  if (v->node_cap <= f->cap) return 1;
+  uint32_t cap = v->node_cap;
   uint32_t *counts = realloc(f->counts, (size_t)cap * sizeof *counts);
   if (!counts) return 0;
   memset(counts + f->cap, 0, (size_t)(cap - f->cap) * sizeof *counts);
@@ -117,9 +118,9 @@ static void write_line(const wt_encode_view *v, wt_json *j, uint32_t id, uint32_
 static void write_all(const wt_encode_view *v, fd_state *f, wt_json *j, wt_encode_tally *t) {
   for (uint32_t slot = 0; slot < v->nthreads; slot++) {
     if (!v->threads[slot].root) continue; /* never sampled */
-    for (uint32_t id = 1; id <= v->node_count && id < f->cap; id++) {
-      if (!f->counts[id] || v->nodes[id - 1].thread != slot) continue;
-      write_line(v, j, id, f->counts[id]);
+    for (uint32_t id = 1; id <= v->node_count && id <= f->cap; id++) {
+      if (!f->counts[id - 1] || v->nodes[id - 1].thread != slot) continue;
+      write_line(v, j, id, f->counts[id - 1]);
     }
   }
   wt_json_lit(j, "# wasmtrace {");
@@ -136,10 +137,10 @@ static wt_status fd_step(void **state, const wt_encode_view *v, wt_json *j, wt_e
   fd_state *f = *state;
   if (!f || !cover_nodes(f, v, t)) return WT_ERR_NO_MEMORY;
   f->events_skipped += v->nevents;
-  for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node]++;
+  for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node - 1]++;
   if (v->final) write_all(v, f, j, t);
   return WT_OK;
 }
 
-const wt_encoder wt_encoder_folded = {
-    .name = "folded", .bytes_per_node = sizeof(uint32_t), .step = fd_step, .free = fd_free};
+const wt_encoder wt_encoder_folded = {.name = "folded", .state_bytes = sizeof(fd_state),
+                                      .bits_per_node = 8 * sizeof(uint32_t), .step = fd_step, .free = fd_free};

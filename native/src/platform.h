@@ -50,8 +50,11 @@ int64_t wt_platform_malloc_bytes(void);
 
 /* Writes the name of the function at wasm table index `table_index` into
  * buf (NUL-terminated): its name-section name if the module has one, else
- * "wasm-function[<function index>]". Returns 0 if the index names no
- * function. Called on the worker only. */
+ * "wasm-function[<function index>]" if the engine tells its function index
+ * (V8 does), else "wasm-table[<table index>]" (js/wasmtrace_library.js);
+ * on the host, "function[<table index>]". Returns 0 if the slot holds no
+ * function (wt_symbols_function_name then says "wasm-table[N]"). Called on
+ * the worker only. */
 int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap);
 
 #endif

@@ -33,6 +33,7 @@ wt_status wt_runtime_init(void) {
   wt_rt.worker_created_us = wt_platform_now_us();
   int rc = pthread_create(&wt_rt.worker, &attr, wt_worker_main, NULL);
   pthread_attr_destroy(&attr);
+  wt_rt.worker_created = rc == 0;
   if (rc != 0) {
     atomic_store(&wt_rt.worker_state, 2);
     char msg[300];
@@ -44,10 +45,13 @@ wt_status wt_runtime_init(void) {
 }
 
 void wt_runtime_reset_for_testing(uint64_t record_categories) {
-  if (atomic_load(&wt_rt.worker_state) == 1) {
+  /* A worker that ran out of memory has returned already (state 2), but
+   * its thread is still to be joined. */
+  if (wt_rt.worker_created) {
     atomic_store(&wt_rt.shutdown, 1);
     wt_runtime_wake();
     pthread_join(wt_rt.worker, NULL);
+    wt_rt.worker_created = 0;
   }
   int n = atomic_load(&wt_rt.session_count);
   for (int i = 0; i < n; i++) {
@@ -61,7 +65,7 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   atomic_store(&wt_rt.session_count, 0);
   atomic_store(&wt_rt.worker_state, 0);
   atomic_store(&wt_rt.shutdown, 0);
-  atomic_store(&wt_rt.hold, 0);
+  atomic_store(&wt_rt.hold_seq, 0);
   atomic_store(&wt_rt.worker_busy_us, 0);
   atomic_store(&wt_rt.worker_started_us, 0);
   wt_rt.worker_created_us = 0;

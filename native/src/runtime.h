@@ -30,9 +30,18 @@ typedef struct wt_runtime {
 
   /* --- worker thread (runtime.c starts it, worker.c runs it) ----------- */
   pthread_t worker;
-  _Atomic int worker_state; /* 0 none, 1 running, 2 failed to start */
+  int worker_created;       /* pthread_create succeeded: the thread is joinable */
+  /* 0 none, 1 running, 2 failed: pthread_create failed, or the worker ran
+   * out of memory and exited (worker.c). Read under `mutex` by api.c when
+   * it adds a session, so that no session is published for a worker that
+   * will never adopt it. */
+  _Atomic int worker_state;
   _Atomic int shutdown;
-  _Atomic int hold;          /* startup.c: do not adopt sessions yet */
+  /* startup.c's batch: odd while it adds the startup sessions, so that the
+   * worker adopts all of them in one iteration or none (a count, not a
+   * flag: the worker reads it before and after the session count and
+   * compares, which a flag that went 0, 1, 0 meanwhile would fool). */
+  _Atomic uint32_t hold_seq;
   _Atomic uint32_t wake;     /* bumped to wake the worker */
   _Atomic uint64_t worker_busy_us;  /* time the worker spent awake (CPU upper bound) */
   _Atomic double worker_started_us; /* when the worker thread began running */
@@ -56,12 +65,14 @@ extern wt_runtime wt_rt;
  * thread. */
 void wt_runtime_wake(void);
 
-/* Test seam, the only one: stops and joins the worker, frees every session,
- * forgets the startup config, every registered thread, interned name and
- * cached symbol, and then records the categories in `record_categories`
- * (bit i: category index i) as if a running session wanted them (0: none).
- * The calling thread registers again on its next use. Host tests only; no
- * other thread may be using wasmtrace. */
+/* Test seam, the only one: stops and joins the worker (also one that
+ * exited on its own for lack of memory), frees every session, forgets the
+ * startup config, every registered thread, interned name and cached symbol,
+ * and then records the categories in `record_categories` (bit i: category
+ * index i) as if a running session wanted them (0: none). The calling
+ * thread registers again on its next use. For the native unit tests, on the
+ * host and compiled to wasm; not exported to JS. No other thread may be
+ * using wasmtrace. */
 void wt_runtime_reset_for_testing(uint64_t record_categories);
 
 #endif

@@ -7,7 +7,9 @@
 #include "registry.h"
 #include "stack_ops.h"
 
-WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t id, double value) {
+/* Appends an event stamped ts_us (wt_platform_now_us time). Owner only. */
+WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t id, double ts_us,
+                                         double value) {
   uint32_t w = WT_I_LOAD_OWN_U32(&t->ring_write);
   if (__builtin_expect(w - t->ring_read_cache >= WT_RING_CAPACITY, 0)) {
     t->ring_read_cache = atomic_load_explicit(&t->ring_read, memory_order_acquire);
@@ -22,7 +24,7 @@ WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t i
     }
   }
   wt_event *e = &t->ring[w & (WT_RING_CAPACITY - 1)];
-  e->ts_us = wt_platform_now_us();
+  e->ts_us = ts_us;
   e->value = value;
   e->id = id;
   e->info = info | (t->ring_gap ? WT_EVENT_GAP : 0);
@@ -63,12 +65,16 @@ void wt_scope_begin(wt_site *site) {
   if (__builtin_expect(t == NULL, 0) && (t = wt_thread_self()) == NULL) return;
   uint32_t id;
   int cat = site_enabled(site, &id);
+  /* The clock before the push (and after the pop in wt_scope_end): the
+   * scope's time then contains every sample that shows it, even when the
+   * thread is preempted in between. */
+  double ts = cat >= 0 ? wt_platform_now_us() : 0;
   uint32_t depth = wt_stack_push(t, id);
   if (depth >= WT_MAX_DEPTH) return;
   uint64_t bit = 1ull << (depth & 63);
   if (cat >= 0) {
     t->recorded[depth >> 6] |= bit;
-    ring_put(t, WT_EVENT_INFO(WT_EVENT_BEGIN, depth, cat), id, 0);
+    ring_put(t, WT_EVENT_INFO(WT_EVENT_BEGIN, depth, cat), id, ts, 0);
   } else {
     t->recorded[depth >> 6] &= ~bit;
   }
@@ -80,7 +86,7 @@ void wt_scope_end(void) {
   uint32_t depth;
   if (!wt_stack_pop(t, &depth) || depth >= WT_MAX_DEPTH) return;
   if (t->recorded[depth >> 6] & (1ull << (depth & 63)))
-    ring_put(t, WT_EVENT_INFO(WT_EVENT_END, depth, 0), 0, 0);
+    ring_put(t, WT_EVENT_INFO(WT_EVENT_END, depth, 0), 0, wt_platform_now_us(), 0);
 }
 
 void wt_instant(wt_site *site) {
@@ -88,7 +94,7 @@ void wt_instant(wt_site *site) {
   if (__builtin_expect(t == NULL, 0) && (t = wt_thread_self()) == NULL) return;
   uint32_t id;
   int cat = site_enabled(site, &id);
-  if (cat >= 0) ring_put(t, WT_EVENT_INFO(WT_EVENT_INSTANT, 0, cat), id, 0);
+  if (cat >= 0) ring_put(t, WT_EVENT_INFO(WT_EVENT_INSTANT, 0, cat), id, wt_platform_now_us(), 0);
 }
 
 void wt_counter(wt_site *site, double value) {
@@ -96,5 +102,5 @@ void wt_counter(wt_site *site, double value) {
   if (__builtin_expect(t == NULL, 0) && (t = wt_thread_self()) == NULL) return;
   uint32_t id;
   int cat = site_enabled(site, &id);
-  if (cat >= 0) ring_put(t, WT_EVENT_INFO(WT_EVENT_COUNTER, 0, cat), id, value);
+  if (cat >= 0) ring_put(t, WT_EVENT_INFO(WT_EVENT_COUNTER, 0, cat), id, wt_platform_now_us(), value);
 }

@@ -1,7 +1,6 @@
 /* Session buffers: samples as call-tree nodes, scopes, bounded memory. */
 #include "session.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +8,10 @@
 #include "platform.h"
 #include "symbols.h"
 
-/* How a session's memory limit is split between its buffers. Fixed
- * per-session overhead (the zlib state, this struct) is not included. */
+/* How a session's memory limit is split between its buffers, after the
+ * encoder's fixed state (wt_encoder.state_bytes) is taken off it. Fixed
+ * per-session overhead is not included: the zlib state, this struct, and
+ * its thread table (WT_MAX_THREADS wt_session_thread). */
 #define SHARE_SAMPLES 40 /* percent: pending samples (+ sort scratch) */
 #define SHARE_EVENTS 15  /* pending event records */
 #define SHARE_NODES 20   /* the call tree and its hash table */
@@ -42,7 +43,8 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
 }
 
 size_t wt_session_memory(wt_session *s) {
-  return s->samples.cap * SAMPLE_BYTES + wt_ring_bytes(&s->events) + s->node_cap * NODE_BYTES +
+  size_t state = s->encoder && s->encoder_state ? s->encoder->state_bytes : 0;
+  return s->samples.cap * SAMPLE_BYTES + wt_ring_bytes(&s->events) + s->node_cap * NODE_BYTES + state +
          s->encoder_retained + (size_t)wt_outq_in_flight(&s->out);
 }
 
@@ -61,20 +63,28 @@ static const wt_encoder *encoder_for(wt_format format) {
   }
 }
 
-/* Splits the memory limit between the buffers, and gives the encoder the
- * part of them it declared it keeps: a share of the pending samples and
- * events (at least 16 entries stay pending) and bytes per call-tree node. */
-static void set_budgets(wt_session *s) {
+/* The smallest memory limit (bytes) that leaves the buffers at least as
+ * much as the encoder's fixed state takes. */
+static size_t limit_needed(const wt_encoder *e) { return e ? 2 * e->state_bytes : 0; }
+
+/* Takes the encoder's fixed state off the memory limit, splits the rest
+ * between the buffers, and gives the encoder the part of them it declared
+ * it keeps: a share of the pending samples and events (at least 16 entries
+ * stay pending) and bits per call-tree node. 0 if the limit is below
+ * limit_needed (the budgets are then left unset). */
+static int set_budgets(wt_session *s) {
   if (!s->samples.elem) wt_ring_init(&s->samples, sizeof(wt_sample));
   if (!s->events.elem) wt_ring_init(&s->events, sizeof(wt_event_rec));
+  const wt_encoder *e = encoder_for(s->config.format);
   size_t limit = (size_t)s->config.max_buffer_kb * 1024;
+  if (limit < limit_needed(e)) return 0;
+  if (e) limit -= e->state_bytes;
   s->budget_samples = limit / 100 * SHARE_SAMPLES / SAMPLE_BYTES;
   s->budget_events = limit / 100 * SHARE_EVENTS / sizeof(wt_event_rec);
   s->budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
   s->budget_out = limit / 100 * SHARE_OUT;
   s->retain_sample_bytes = s->retain_event_bytes = 0;
-  const wt_encoder *e = encoder_for(s->config.format);
-  if (!e) return;
+  if (!e) return 1;
   if (e->retain_samples_pct) {
     size_t keep = s->budget_samples * (100 - e->retain_samples_pct) / 100;
     s->retain_sample_bytes = (s->budget_samples - keep) * SAMPLE_BYTES;
@@ -85,8 +95,9 @@ static void set_budgets(wt_session *s) {
     s->retain_event_bytes = (s->budget_events - keep) * sizeof(wt_event_rec);
     s->budget_events = keep > 16 ? keep : 16;
   }
-  if (e->bytes_per_node)
-    s->budget_nodes = s->budget_nodes * NODE_BYTES / (NODE_BYTES + e->bytes_per_node);
+  if (e->bits_per_node)
+    s->budget_nodes = s->budget_nodes * NODE_BYTES * 8 / (NODE_BYTES * 8 + e->bits_per_node);
+  return 1;
 }
 
 /* Makes room for one entry in a pending ring; counts a dropped entry. */
@@ -115,7 +126,9 @@ static void grow_sort_tmp(wt_session *s) {
 }
 
 wt_status wt_session_prealloc(wt_session *s) {
-  set_budgets(s);
+  /* A limit too small for the format: the worker fails the session with
+   * the reason when it adopts it (wt_session_setup_sampling). */
+  if (!set_budgets(s)) return WT_OK;
   if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
   if (!s->threads) return WT_ERR_NO_MEMORY;
   /* One entry of room in each ring grows it to its first capacity. */
@@ -129,22 +142,24 @@ wt_status wt_session_prealloc(wt_session *s) {
 }
 
 wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
-  set_budgets(s);
+  (void)now_us; /* the first deadline is the worker's (worker.c) */
+  s->encoder = encoder_for(s->config.format);
+  if (!s->encoder) return WT_ERR_UNSUPPORTED;
+  if (!set_budgets(s)) {
+    size_t need = limit_needed(s->encoder);
+    wt_session_fail(s, "maxBufferKB is %u, below the %zu that the %s format needs",
+                    (unsigned)s->config.max_buffer_kb, (need + 1023) / 1024, s->encoder->name);
+    return WT_ERR_CONFIG;
+  }
   /* start_us was set when the session was created: events from then on
    * belong to it even if the worker adopts it later. */
-  /* The first sampling deadline is the worker's to choose (on the shared
-   * tick grid, worker.c); until then, the grid point just passed. */
-  double interval = s->config.interval_us;
-  s->next_sample_us = floor(now_us / interval) * interval;
   s->worker_busy_at_start = 0;
   if (s->host && s->host->worker_times) {
     double created, started;
     s->host->worker_times(&created, &started, &s->worker_busy_at_start);
   }
   if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
-  if (!s->threads) return WT_ERR_NO_MEMORY;
-  s->encoder = encoder_for(s->config.format);
-  return s->encoder ? WT_OK : WT_ERR_UNSUPPORTED;
+  return s->threads ? WT_OK : WT_ERR_NO_MEMORY;
 }
 
 wt_status wt_session_setup_output(wt_session *s) {
@@ -157,9 +172,14 @@ wt_status wt_session_setup_output(wt_session *s) {
   if (st != WT_OK) return st;
   if (s->config.gzip) {
     s->gzip = malloc(sizeof *s->gzip);
-    if (!s->gzip) return WT_ERR_NO_MEMORY;
-    st = wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level);
-    if (st != WT_OK) return st;
+    st = s->gzip ? wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level) : WT_ERR_NO_MEMORY;
+    if (st != WT_OK) {
+      /* output_ready stays 0, so nobody else frees these: undo it all. */
+      free(s->gzip);
+      s->gzip = NULL;
+      wt_outq_free(&s->out);
+      return st;
+    }
     s->encoder_sink = &s->gzip->base;
   } else {
     s->encoder_sink = &s->out.base;
@@ -167,11 +187,6 @@ wt_status wt_session_setup_output(wt_session *s) {
   wt_json_init(&s->json, s->encoder_sink);
   atomic_store_explicit(&s->output_ready, 1, memory_order_release);
   return WT_OK;
-}
-
-wt_status wt_session_setup(wt_session *s, double now_us) {
-  wt_status st = wt_session_setup_sampling(s, now_us);
-  return st == WT_OK ? wt_session_setup_output(s) : st;
 }
 
 void wt_session_free_buffers(wt_session *s) {
@@ -361,6 +376,7 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
       .final = final,
       .nodes = s->nodes,
       .node_count = s->node_count,
+      .node_cap = s->node_cap,
       .threads = s->threads,
       .nthreads = snapshot_threads(s),
       .samples = (const wt_sample *)s->samples.data,
@@ -445,13 +461,6 @@ wt_status wt_session_flush_point(wt_session *s, double now_us) {
   s->last_flush_bytes = encoded;
   s->last_flush_us = now_us;
   return wt_sink_flush(s->encoder_sink);
-}
-
-uint64_t wt_session_worker_busy_us(const wt_session *s) {
-  double created, started;
-  uint64_t busy = 0;
-  if (s->host && s->host->worker_times) s->host->worker_times(&created, &started, &busy);
-  return busy - s->worker_busy_at_start;
 }
 
 void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {

@@ -99,24 +99,28 @@ struct wt_session {
 wt_session *wt_session_get(int id);
 
 /* Worker side (session.c). */
-/* Sets a session up: wt_session_setup_sampling (cheap: what the first
- * sample needs), then wt_session_setup_output (zlib state, output queue),
- * which the worker defers to the first encode step so that sampling starts
- * at once. */
-wt_status wt_session_setup(wt_session *s, double now_us);
+/* Sets a session up in two parts: wt_session_setup_sampling (cheap: what
+ * the first sample needs) when the worker adopts it, then
+ * wt_session_setup_output (zlib state, output queue), which the worker
+ * defers to the first encode step so that sampling starts at once.
+ * setup_sampling fails the session itself (with the reason) if its
+ * maxBufferKB is too small for its format's fixed state; the first
+ * sampling deadline is the worker's to choose (now_us is not used). */
 wt_status wt_session_setup_sampling(wt_session *s, double now_us);
 /* Allocates the sampling buffers' first capacity, on the thread that
  * creates the session, so that the worker's first tick allocates nothing
  * (malloc's lock may be held by a busy main thread growing the heap).
  * Optional: buffers grow on demand anyway. */
 wt_status wt_session_prealloc(wt_session *s);
+/* On failure it frees what it set up (output_ready stays 0). */
 wt_status wt_session_setup_output(wt_session *s);
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
                               double ts_us);
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);
-/* Bytes the session's buffers hold now, the encoder's included. */
+/* Bytes the session's buffers hold now, the encoder's state and retained
+ * buffers included (not its fixed overhead: see session.c). */
 size_t wt_session_memory(wt_session *s);
 /* Updates the high-water mark from wt_session_memory. Worker only. */
 void wt_session_note_memory(wt_session *s);
@@ -135,10 +139,6 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final);
  * of encoded output or every second, makes a sync-flush point so that a
  * file cut short (tab closed, crash) reads up to it. Worker only. */
 wt_status wt_session_flush_point(wt_session *s, double now_us);
-
-/* Time the worker spent awake since the session started (all sessions'
- * work; an upper bound of its CPU time). */
-uint64_t wt_session_worker_busy_us(const wt_session *s);
 
 /* Upper bound (a power of two, in us) of the pct-th percentile of the
  * sampler's lateness against its deadlines. */

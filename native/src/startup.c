@@ -25,8 +25,12 @@ void wt_runtime_start_from_config(void) {
     snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
     wt_platform_log_error(line);
   } else {
-    /* The worker adopts none of them until all are in the table. */
-    atomic_store_explicit(&wt_rt.hold, 1, memory_order_release);
+    /* The worker adopts none of them until all are in the table, so that
+     * they start in one iteration and share their first tick (worker.c).
+     * hold_seq is odd from before the first session is published (the
+     * session count's release store follows it) until after the last one
+     * is (this release store follows them). */
+    atomic_fetch_add_explicit(&wt_rt.hold_seq, 1, memory_order_release);
     wt_runtime_init();
     for (int i = 0; i < config->count; i++) {
       int id = -1;
@@ -34,7 +38,7 @@ void wt_runtime_start_from_config(void) {
       wt_api_add_session(&e->config, e->valid ? "" : e->error, &id);
       if (id >= 0) wt_rt.startup_ids[wt_rt.startup_count++] = id;
     }
-    atomic_store_explicit(&wt_rt.hold, 0, memory_order_release);
+    atomic_fetch_add_explicit(&wt_rt.hold_seq, 1, memory_order_release);
     wt_runtime_wake();
   }
   free(config);

@@ -52,6 +52,8 @@ const char *wt_symbols_function_name(uint32_t table_index) {
     if (e->key) return e->name;
   }
   char buf[512];
+  /* No function there (or none the platform can name): the slot's number,
+   * spelled as the JS side spells it when it has no function index. */
   if (!wt_platform_function_name(table_index, buf, sizeof buf))
     snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
   char *name = strdup(buf);

@@ -2,26 +2,46 @@
  * absolute deadlines, drains the event rings, and encodes output in the
  * time left between deadlines. It never touches the VFS and never waits for
  * the main thread: its only blocking call is the timed sleep, besides short
- * critical sections (registry and category mutexes, malloc's lock) that no
- * holder keeps while waiting.
+ * critical sections (registry and category mutexes, malloc's lock, and on
+ * its out-of-memory exit the session table's) that no holder keeps while
+ * waiting.
  *
  * One iteration, in phases:
- *   lifecycle      adopt new sessions, stop the ones asked or due to stop
+ *   adopt          adopt new sessions (a startup batch all at once)
  *   sample tick    one snapshot of every stack for the sessions due
+ *   stop           end the sessions asked or due to stop
  *   drain rings    ring events into the running sessions
  *   counters       built-in counters at each session's counter interval
  *   next deadline  the earliest sampling or counter deadline
  *   encode         small encoder steps while time is left before it
  *   sleep          until the deadline, or until woken
+ * Stop and drain hand ring events out, so they wait (the rings keep the
+ * events) while a session that should have some is in the table but not
+ * adopted yet: a startup batch under way, or a session added after the
+ * iteration read the table.
  *
- * The tick grid: every sampling deadline is a multiple of its session's
- * interval in the shared clock (integers in double precision, so exact).
- * Sessions with the same interval are due in the same iterations and share
- * one snapshot, hence the very same sample timestamps. A session adopted
- * while no other samples takes its first tick at once; one adopted while
- * others sample waits for the next grid point, so that its ticks are the
- * others' ticks. Every grid point from a session's first deadline to its
- * stop is either sampled or counted in ticks_missed. */
+ * The tick grid. Times on the grid are whole microseconds (the clock rounded
+ * up), and a sampling deadline is a multiple of its session's interval P in
+ * the shared clock (integers in double precision, so exact). Sessions with
+ * the same interval are due in the same iterations and share one snapshot,
+ * hence the very same sample timestamp: the iteration's tick time T, taken
+ * just after the snapshot (a sample is stamped after its copy, never before
+ * it). A session adopted while no other samples is due at once; one adopted
+ * while others sample is due at the first grid point after its adoption, so
+ * that its ticks are the others' ticks.
+ *
+ * Accounting. A tick's grid point is the last one at or before its
+ * timestamp, floor(T / P) * P; after a tick its session is next due at the
+ * grid point after that one, and the grid points a late worker skipped
+ * before the next tick's are added to ticks_missed. A stop is handled after
+ * the tick of its iteration, with stop_us = T, so that a due grid point is
+ * sampled, not called missed, and none after the last tick's is left over.
+ * Hence, exactly, for a session that ticked (tests/native/test_grid.c):
+ *   ticks + ticks_missed == floor(stop_us / P) - floor(first tick's T / P) + 1
+ *   floor(stop_us / P) == floor(last tick's T / P)
+ * Grid points before the first tick (a worker late to adopt a session, or
+ * late for the deadline a joining session got) are not counted: a session's
+ * grid starts at its first tick. */
 #include "worker.h"
 
 #include <math.h>
@@ -141,7 +161,7 @@ static void drain_rings(int nsessions) {
   }
 }
 
-/* ---- lifecycle ------------------------------------------------------------- */
+/* ---- adopt and stop ---------------------------------------------------------- */
 
 /* Ends the scopes still open on every thread for a session that stops:
  * they are written as unfinished, ending at the stop time. */
@@ -173,19 +193,9 @@ static void release_failed(wt_session *s) {
   }
 }
 
-/* Counts the grid points at or before `now` that were not sampled as
- * missed, and moves the deadline past them. */
-static void skip_missed_ticks(wt_session *s, double now) {
-  if (s->next_sample_us > now) return;
-  double period = s->config.interval_us;
-  uint64_t missed = (uint64_t)((now - s->next_sample_us) / period) + 1;
-  atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
-  s->next_sample_us += (double)missed * period;
-}
-
-/* Adopts a STARTING session. Its first sampling deadline is the grid point
- * just passed (a tick at once) when `join` is 0, else the next grid point
- * (the first tick that others take too). */
+/* Adopts a STARTING session: due at once (its first tick in this
+ * iteration) when `join` is 0, else at the first grid point after `now`
+ * (the next tick that the sessions already sampling take). */
 static void start_session(wt_session *s, double now, int join) {
   wt_status st = wt_session_setup_sampling(s, now);
   if (st != WT_OK) {
@@ -193,19 +203,20 @@ static void start_session(wt_session *s, double now, int join) {
     return;
   }
   double period = s->config.interval_us;
-  s->next_sample_us = (join ? ceil(now / period) : floor(now / period)) * period;
+  s->next_sample_us = join ? (floor(now / period) + 1) * period : now;
   s->next_counter_us = now;
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
   wt_runtime_update_categories();
 }
 
-/* Ends a running session that was asked to stop or whose duration is over. */
-static void stop_session(wt_session *s, int nsessions, double now) {
+/* Ends a running session that was asked to stop or whose duration is over,
+ * at `t`, the tick time of this iteration: its tick, if it was due, is
+ * taken, so no grid point at or before `t` is left to count. */
+static void stop_session(wt_session *s, int nsessions, double t) {
   drain_rings(nsessions);
-  close_open_scopes(s, now);
-  if (s->config.sampling) skip_missed_ticks(s, now);
-  s->stop_us = now;
+  close_open_scopes(s, t);
+  s->stop_us = t;
   /* CAS: the main thread may have failed the session meanwhile (output
    * error); a failed session never moves again. */
   int expected = WT_SESSION_RUNNING;
@@ -214,7 +225,10 @@ static void stop_session(wt_session *s, int nsessions, double now) {
   wt_runtime_update_categories();
 }
 
-static void lifecycle_phase(int nsessions, double now) {
+/* Gives back failed sessions' memory, and adopts the STARTING sessions if
+ * `whole` (the table read holds no part of a startup batch without the
+ * rest). */
+static void adopt_phase(int nsessions, double now, int whole) {
   /* Sessions adopted in this iteration join the grid of those that sample
    * already; with none, the first tick is taken at once. */
   int join = 0;
@@ -222,19 +236,25 @@ static void lifecycle_phase(int nsessions, double now) {
     wt_session *s = wt_rt.sessions[i];
     if (running(s) && s->config.sampling) join = 1;
   }
-  int hold = atomic_load_explicit(&wt_rt.hold, memory_order_acquire);
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!s) continue;
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
-    if (st == WT_SESSION_FAILED) {
+    if (st == WT_SESSION_FAILED)
       release_failed(s);
-      continue;
-    }
-    if (st == WT_SESSION_STARTING && !hold) start_session(s, now, join);
+    else if (st == WT_SESSION_STARTING && whole)
+      start_session(s, now, join);
+  }
+}
+
+/* Stops the sessions asked to stop or whose duration is over at `t`. Runs
+ * after the sample tick (see "Accounting" above). */
+static void stop_phase(int nsessions, double t) {
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
     if (running(s) && (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
-                       (s->config.duration_ms && now - s->start_us >= s->config.duration_ms * 1000.0)))
-      stop_session(s, nsessions, now);
+                       (s->config.duration_ms && t - s->start_us >= s->config.duration_ms * 1000.0)))
+      stop_session(s, nsessions, t);
   }
 }
 
@@ -266,42 +286,54 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
   return nthreads;
 }
 
-static int sample_due(wt_session *s, double now) {
-  return running(s) && s->config.sampling && s->next_sample_us <= now;
+static int sample_due(wt_session *s, double t) {
+  return running(s) && s->config.sampling && s->next_sample_us <= t;
 }
 
-/* Every session whose deadline passed gets one sample per live thread from
- * a single snapshot, all with the same timestamp. */
-static void sample_tick(worker_state *ws, int nsessions, double now) {
+/* If a session is due, takes one snapshot of every live thread's stack;
+ * every session due by the time the copies are done gets one sample per
+ * thread from it, all stamped with that time. Returns the tick time T (see
+ * "The tick grid"): that time, or if none was due the time it checked, in
+ * whole us. After it, no sampling session is due at T. */
+static double sample_tick(worker_state *ws, int nsessions) {
+  double t = ceil(wt_platform_now_us());
   int any_due = 0;
-  for (int i = 0; i < nsessions && !any_due; i++) any_due = sample_due(wt_rt.sessions[i], now);
-  if (!any_due) return;
+  for (int i = 0; i < nsessions && !any_due; i++) any_due = sample_due(wt_rt.sessions[i], t);
+  if (!any_due) return t;
   uint32_t nthreads = snapshot(ws, wt_registry_count());
-  double ts = wt_platform_now_us();
+  t = ceil(wt_platform_now_us());
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!sample_due(s, now)) continue;
+    if (!sample_due(s, t)) continue;
     for (uint32_t slot = 0; slot < nthreads; slot++) {
       if (ws->depths[slot] == -2) continue;
       if (ws->depths[slot] < 0)
         wt_session_record_torn(s);
       else
-        wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], ts);
+        wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t);
     }
-    /* Lateness of this tick against its deadline, log2 buckets of us (not
-     * for the first tick, which may be the one taken at once). */
+    double period = s->config.interval_us;
+    double point = floor(t / period) * period; /* this tick's grid point */
     if (s->ticks++ > 0) {
-      double late = now - s->next_sample_us;
+      /* The deadline was the grid point after the last tick's: the ones
+       * from there to this tick's were missed. */
+      if (point > s->next_sample_us)
+        atomic_fetch_add_explicit(&s->ticks_missed, (uint64_t)llround((point - s->next_sample_us) / period),
+                                  memory_order_relaxed);
+      /* Lateness of this tick against its deadline, log2 buckets of us (not
+       * for the first tick, which has no deadline on the grid when taken
+       * at once). */
+      double late = t - s->next_sample_us;
       uint32_t bucket = 0;
       while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
       s->lateness_hist[bucket]++;
       if (late > s->lateness_max_us) s->lateness_max_us = late;
     }
-    /* Metronome: the next grid point, never "now + period", so lateness
-     * does not accumulate; the points already passed are missed. */
-    s->next_sample_us += s->config.interval_us;
-    skip_missed_ticks(s, now);
+    /* Metronome: the next grid point, never "t + period", so lateness does
+     * not accumulate. */
+    s->next_sample_us = point + period;
   }
+  return t;
 }
 
 /* ---- counters -------------------------------------------------------------- */
@@ -458,14 +490,27 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
 
 /* ---- the thread ------------------------------------------------------------ */
 
+/* Since the iteration read the table (`hold`: hold_seq before the count,
+ * `nsessions`: the count), no session was added and no startup batch
+ * began. */
+static int table_unchanged(uint32_t hold, int nsessions) {
+  return atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire) == hold &&
+         atomic_load_explicit(&wt_rt.session_count, memory_order_acquire) == nsessions;
+}
+
 void *wt_worker_main(void *arg) {
   (void)arg;
   atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
   worker_state *ws = calloc(1, sizeof *ws);
   if (!ws) {
-    /* No worker: fail the sessions waiting for it (new ones fail at once). */
+    /* No worker: fail the sessions waiting for it. api.c reads the state
+     * under the table's mutex: once this thread has held it after storing
+     * 2, every session added later fails at once, and every one added
+     * before is in the count read below. */
     atomic_store(&wt_rt.worker_state, 2);
+    pthread_mutex_lock(&wt_rt.mutex);
+    pthread_mutex_unlock(&wt_rt.mutex);
     int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
     for (int i = 0; i < n; i++)
       if (wt_rt.sessions[i]) wt_session_fail(wt_rt.sessions[i], "the wasmtrace worker ran out of memory");
@@ -474,18 +519,27 @@ void *wt_worker_main(void *arg) {
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
-    double now = wt_platform_now_us();
+    double woke = wt_platform_now_us();
+    double now = ceil(woke); /* whole us, like the tick time below */
+    /* hold_seq, the count, hold_seq again: the table holds no part of a
+     * startup batch if hold_seq was even and did not move (a batch session
+     * in the count would make the second read odd or later). */
+    uint32_t hold = atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire);
     int nsessions = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
+    int whole = !(hold & 1) && atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire) == hold;
 
-    lifecycle_phase(nsessions, now);
-    sample_tick(ws, nsessions, now);
-    drain_rings(nsessions);
+    adopt_phase(nsessions, now, whole);
+    double t = sample_tick(ws, nsessions); /* the tick time */
+    if (whole && table_unchanged(hold, nsessions)) {
+      stop_phase(nsessions, t);
+      drain_rings(nsessions);
+    }
     counters_phase(nsessions, now);
     double next = next_deadline(nsessions, now);
     encode_phase(ws, nsessions, next);
     next = recheck_stopping(nsessions, next);
 
-    atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)(wt_platform_now_us() - now),
+    atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)(wt_platform_now_us() - woke),
                               memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }

@@ -13,7 +13,7 @@
 // dist/profiler-cli.js), else the installed npm package. It declares
 // Node >= 24 but runs on Node 20 for the commands used here.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,6 +42,17 @@ function profilerCliVersion(cli = profilerCliPath()) {
   }
 }
 
+/** The daemon's session file exists and is whole (it is written once). */
+function sessionFileWritten(file) {
+  if (!existsSync(file)) return false;
+  try {
+    JSON.parse(readFileSync(file, 'utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Loads a profile (gzip or plain, any format the Firefox Profiler imports)
  * and reads back, per thread, what the profiler's call tree shows.
@@ -61,7 +72,8 @@ export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.jso
   const file = join(dir, fileName);
   writeFileSync(file, bytes);
   // Unix socket paths are limited to 108 bytes: a short session directory.
-  const env = { ...process.env, PROFILER_CLI_SESSION_DIR: join(dir, 's') };
+  const sessionDir = join(dir, 's');
+  const env = { ...process.env, PROFILER_CLI_SESSION_DIR: sessionDir };
   const session = 'wt';
   const pq = async (...args) => {
     const { stdout } = await run(process.execPath, [cli, ...args, '--session', session], { env, timeout: timeoutMs, maxBuffer: 64 << 20 });
@@ -81,6 +93,15 @@ export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.jso
       if (exited) throw new Error(`the profiler-cli daemon exited (${JSON.stringify(exited)}) while loading ${fileName}: ${daemonErr.trim()}`);
       if (Date.now() > deadline) {
         throw new Error(`the profiler-cli daemon did not answer within ${timeoutMs} ms for ${fileName}: ${lastError || daemonErr.trim()}`);
+      }
+      // No client before the daemon has published its session file: a
+      // client that finds none "cleans up" the session, deleting the socket
+      // and the metadata the daemon may be writing at that very moment,
+      // and the daemon is then unreachable for good (profiler-cli 0.10).
+      if (!sessionFileWritten(join(sessionDir, `${session}.json`))) {
+        lastError = 'no session file yet';
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
       }
       try {
         list = JSON.parse(await pq('thread', 'list', '--json', '--limit', '10000'));

@@ -45,14 +45,14 @@ export function assertThreadsShareTicks(analysis, label = '') {
 }
 
 /**
- * The grid accounting of a session: ticks (distinct sample timestamps) plus
- * ticksMissed against the grid slots from its first to its last tick. Each
- * tick accounts for its own slot and the slots it found missed; its
- * timestamp is taken right after its copy, in the last slot it accounted
- * for, or one later when the copy straddled a slot boundary. Hence
- *   ticks + missed = slots(first tick .. last tick), give or take one.
- * (The main thread registers before the worker starts, so no tick goes
- * unrecorded for want of a thread.)
+ * The grid accounting of a session. The sampler stamps a tick with its
+ * time T (whole us) and takes grid point floor(T / interval); grid points it
+ * skipped since the previous tick are counted in ticksMissed; the stop is
+ * handled after the tick of its iteration. So, whatever the load:
+ *   ticks + missed = grid points from the first tick's to the last tick's,
+ * exactly, where ticks are the distinct sample timestamps. A tick at which
+ * every thread's copy was torn leaves no timestamp, so the grid may have up
+ * to `tornStack` points more than ticks + missed, never fewer.
  */
 export function gridAccounting(analysis, intervalUs = analysis.session.intervalUs) {
   const ticks = tickTimes(analysis);
@@ -60,28 +60,27 @@ export function gridAccounting(analysis, intervalUs = analysis.session.intervalU
   const slot = (us) => Math.floor(us / intervalUs);
   const r = { ticks: ticks.length, missed: analysis.stats.ticksMissed, slots: slot(ticks.at(-1)) - slot(ticks[0]) + 1 };
   r.accounted = r.ticks + r.missed;
-  r.text = `${r.ticks} ticks + ${r.missed} missed = ${r.accounted} slots; the grid has ${r.slots} from the first ` +
-    `to the last tick (interval ${intervalUs} us)`;
+  r.text = `${r.ticks} ticks + ${r.missed} missed = ${r.accounted} grid points; the grid has ${r.slots} from the ` +
+    `first to the last tick (interval ${intervalUs} us)`;
   return r;
 }
 
 /** Asserts the grid accounting above; returns it. */
 export function assertGridAccounting(analysis, label = '', intervalUs) {
   const g = gridAccounting(analysis, intervalUs);
-  assert.ok(Math.abs(g.accounted - g.slots) <= 1, `${label}: ${g.text}`);
+  const torn = analysis.stats?.dropped?.tornStack ?? 0;
+  assert.ok(g.accounted <= g.slots && g.slots - g.accounted <= torn, `${label}: ${g.text} (${torn} torn copies)`);
   return g;
 }
-
 /**
  * Samples of `thread` inside its scope `scopeName` (one occurrence, e.g.
  * WT_SCOPE around a phase) against the ticks: between its first and last
  * sample inside the scope, the thread is inside it at every tick (up to torn
- * copies), and it has no more such samples than ticks in the scope's own
- * window plus one (a copy taken just before the scope ended is stamped just
- * after). The window's edges are not compared: a thread preempted between
- * reading the clock and pushing (or popping) its scope widens the window by
- * as long as the preemption lasted. Works on an analyzeTrace() result and on
- * a readProfile() profile. Returns { samples, ticks, inWindow }.
+ * copies). The scope's own window (its X event) is returned, not compared:
+ * the scope's times come from its thread's clock and the ticks' from the
+ * sampler's, which Emscripten 3.1.6 aligns only to a few ms across threads.
+ * Works on an analyzeTrace() result and on a readProfile() profile. Returns
+ * { samples, ticks, inWindow }.
  */
 export function assertScopeSampledAtEveryTick(trace, thread, scopeName) {
   const scope = thread.scopes.find((s) => s.name === scopeName);
@@ -95,6 +94,5 @@ export function assertScopeSampledAtEveryTick(trace, thread, scopeName) {
   const what = `${thread.name}: ${inside.length} samples inside ${scopeName}, ${between} ticks from its first to its last, ` +
     `${inWindow} ticks in its window, ${torn} torn copies`;
   assert.ok(inside.length <= between && inside.length + torn >= between, what);
-  assert.ok(inside.length <= inWindow + 1, what);
   return { samples: inside.length, ticks: between, inWindow };
 }

@@ -138,7 +138,9 @@ static wt_session *fixed_session(wt_format format, int gzip) {
   s->config.max_buffer_kb = 1024;
   snprintf(s->config.output, sizeof s->config.output, "/traces/%s", names[format]);
   s->start_us = T0;
-  if (wt_session_setup(s, T0) != WT_OK) {
+  wt_status st = wt_session_setup_sampling(s, T0);
+  if (st == WT_OK) st = wt_session_setup_output(s);
+  if (st != WT_OK) {
     wt_session_free_buffers(s);
     wt_outq_free(&s->out);
     free(s);
@@ -501,6 +503,190 @@ WT_TEST(gzip_output_should_inflate_to_the_plain_output) {
   }
 }
 
+/* ---- memory at the limit ----------------------------------------------- */
+
+/* Sets a session up the way the worker does (sampling first, then the
+ * output); frees it and returns NULL if either fails, with the failure's
+ * message (if the session failed) in err. */
+static wt_session *limit_session(wt_format format, uint32_t max_buffer_kb, int gzip, char *err, size_t cap) {
+  if (err) err[0] = '\0';
+  if (!setup_registry()) return NULL;
+  wt_session *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  wt_config_defaults(&s->config, "at-the-limit");
+  s->config.format = format;
+  s->config.gzip = gzip;
+  s->config.max_buffer_kb = max_buffer_kb;
+  s->start_us = T0;
+  wt_status st = wt_session_setup_sampling(s, T0);
+  if (st == WT_OK) st = wt_session_setup_output(s);
+  if (st != WT_OK) {
+    if (err) snprintf(err, cap, "%s", s->error);
+    wt_session_free_buffers(s);
+    wt_outq_free(&s->out);
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* What the main thread does with the output: writes it (here: to
+ * `written`, outside the session's memory). */
+static out_bytes written;
+static void drain_output(wt_session *s) {
+  wt_block *b;
+  while ((b = wt_outq_pop(&s->out)) != NULL) {
+    unsigned char *grown = realloc(written.data, written.len + b->len + 1);
+    if (grown) {
+      written.data = grown;
+      memcpy(written.data + written.len, b->data, b->len);
+      written.len += b->len;
+      written.data[written.len] = '\0';
+    }
+    wt_outq_release(&s->out, b);
+  }
+}
+
+/* Records `ticks` sampler ticks on two threads, every sample a stack never
+ * seen before (so that the call tree fills up and stays full), a scope per
+ * tick and a counter every tenth; encodes every 20 ticks as the worker
+ * does (quota first) and drains the output after each step like the pump.
+ * Returns the highest wt_session_memory seen after a step, or 0 if a step
+ * failed. */
+static size_t record_at_limit(wt_session *s, int ticks) {
+  size_t peak = 0;
+  for (int tick = 0; tick < ticks; tick++) {
+    double ts = T0 + 1000.0 * tick;
+    for (uint16_t slot = 0; slot < 2; slot++) {
+      const uint32_t stack[] = {id_parse, 100u + (uint32_t)(tick % 13), 1000u + (uint32_t)tick, slot};
+      wt_session_record_sample(s, slot, stack, 4, ts);
+    }
+    wt_event_rec scope = {.ts_us = ts, .value = ts + 500, .id = id_semi, .thread = (uint16_t)(tick & 1),
+                          .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app};
+    wt_session_record_event(s, &scope);
+    if (tick % 10 == 0) {
+      wt_event_rec counter = {.ts_us = ts, .value = tick, .id = id_heap, .thread = WT_PROCESS_THREAD,
+                              .kind = WT_REC_COUNTER, .cat = (uint8_t)cat_wasmtrace};
+      wt_session_record_event(s, &counter);
+    }
+    if (tick % 20 == 19) {
+      size_t quota = wt_session_encode_quota(s, 2048);
+      if (quota && wt_session_encode_step(s, quota, 0) != WT_OK) return 0;
+      size_t m = wt_session_memory(s);
+      if (m > peak) peak = m;
+      drain_output(s);
+    }
+  }
+  return peak;
+}
+
+/* Stops the session as the worker does: steps until the final one. */
+static int finish_at_limit(wt_session *s, double stop_us) {
+  s->stop_us = stop_us;
+  for (int step = 0; step < 10000 && !s->footer_written; step++) {
+    int final = s->samples.count <= 2048 && s->events.count <= 2048;
+    if (wt_session_encode_step(s, 2048, final) != WT_OK) return 0;
+    if (!s->footer_written) drain_output(s);
+  }
+  return s->footer_written;
+}
+
+/* The stats record's bufferHighWaterBytes in everything the session wrote
+ * (inflated if compressed); -1 if not found. */
+static double written_high_water(wt_session *s) {
+  drain_output(s);
+  out_bytes out = written;
+  written = (out_bytes){0};
+  if (out.data && s->config.gzip) {
+    out_bytes plain = {0};
+    if (!inflate_gzip(&out, &plain)) {
+      free(plain.data);
+      plain.data = NULL;
+    }
+    free(out.data);
+    out = plain;
+  }
+  double hw = -1;
+  if (out.data) {
+    const char *key = "\"bufferHighWaterBytes\":";
+    const char *at = strstr((const char *)out.data, key);
+    if (at) hw = strtod(at + strlen(key), NULL);
+  }
+  free(out.data);
+  return hw;
+}
+
+static void free_session(wt_session *s) {
+  drain_output(s);
+  free(written.data);
+  written = (out_bytes){0};
+  wt_session_free_buffers(s);
+  wt_outq_free(&s->out);
+  free(s);
+}
+
+/* What wt_session_memory must say: every buffer, the encoder's state and
+ * what it retains, and the output in flight. */
+static size_t memory_parts(wt_session *s) {
+  return s->samples.cap * (sizeof(wt_sample) + sizeof(uint32_t)) + wt_ring_bytes(&s->events) +
+         s->node_cap * (sizeof(wt_node) + 2 * sizeof(uint32_t)) + s->encoder->state_bytes +
+         s->encoder_retained + (size_t)wt_outq_in_flight(&s->out);
+}
+
+#define MIN_BUFFER_KB 64 /* the least maxBufferKB the config accepts (config.c) */
+
+/* Default compression (gzip), for which the output budget's per-sample
+ * estimate was measured (session.c, wt_session_encode_quota). */
+WT_TEST(sessions_at_the_smallest_limit_should_stay_within_it_counting_the_encoder_state) {
+  static const char *const names[] = {"chrome", "firefox", "folded"};
+  const size_t limit = MIN_BUFFER_KB * 1024;
+  for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
+    char err[WT_ERROR_MAX];
+    wt_session *s = limit_session((wt_format)format, MIN_BUFFER_KB, 1, err, sizeof err);
+    REQUIRE(s != NULL);
+    const wt_encoder *e = s->encoder;
+    size_t peak = record_at_limit(s, 3000);
+    REQUIRE(peak > 0);
+    /* The call tree is full: what the encoder keeps per node stays within
+     * what it declared per node of capacity. */
+    CHECK_EQ_INT(s->node_count, s->node_cap);
+    if (e->bits_per_node)
+      CHECK(s->encoder_retained <= ((size_t)s->node_cap * e->bits_per_node + 7) / 8);
+    else
+      CHECK(s->encoder_retained <= s->retain_sample_bytes + s->retain_event_bytes);
+    /* The state is counted, and the limit holds with it. */
+    REQUIRE(s->encoder_state != NULL);
+    CHECK_EQ_U64(wt_session_memory(s), memory_parts(s));
+    CHECK(atomic_load(&s->high_water) >= e->state_bytes + s->node_cap * sizeof(wt_node));
+    if (peak > limit) fprintf(stderr, "    %s: %zu bytes after a step, limit %zu\n", names[format], peak, limit);
+    CHECK(peak <= limit);
+    REQUIRE(finish_at_limit(s, T0 + 3000000.0));
+    size_t hw = atomic_load(&s->high_water);
+    if (hw > limit) fprintf(stderr, "    %s: high water %zu, limit %zu\n", names[format], hw, limit);
+    CHECK(hw <= limit);
+    /* The file states a high-water mark within the limit that counts the state. */
+    double stated = written_high_water(s);
+    CHECK(stated >= (double)e->state_bytes && stated <= (double)limit);
+    free_session(s);
+  }
+}
+
+WT_TEST(session_setup_should_fail_naming_maxBufferKB_when_the_format_state_does_not_fit) {
+  for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
+    char err[WT_ERROR_MAX];
+    CHECK(limit_session((wt_format)format, 0, 1, err, sizeof err) == NULL);
+    CHECK(strstr(err, "maxBufferKB is 0, below the ") == err);
+  }
+  /* Chrome keeps a record per possible thread: 8 KiB do not leave room for
+   * it and the buffers; the smallest limit the config accepts does. */
+  char err[WT_ERROR_MAX];
+  CHECK(limit_session(WT_FORMAT_CHROME, 8, 1, err, sizeof err) == NULL);
+  CHECK(strstr(err, "maxBufferKB is 8, below the ") == err && strstr(err, "chrome format") != NULL);
+  wt_session *s = limit_session(WT_FORMAT_CHROME, MIN_BUFFER_KB, 1, err, sizeof err);
+  CHECK(s != NULL);
+  if (s) free_session(s);
+}
+
 /* The fixed input's function frames are made-up table indices that the
  * host names "function[N]"; in wasm they are real slots of the test
  * binary's table, which the JS shim names after their functions. */
@@ -516,6 +702,8 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
+      WT_TEST_ENTRY(sessions_at_the_smallest_limit_should_stay_within_it_counting_the_encoder_state),
+      WT_TEST_ENTRY(session_setup_should_fail_naming_maxBufferKB_when_the_format_state_does_not_fit),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   wt_runtime_reset_for_testing(0);
