@@ -93,7 +93,19 @@ rm -rf "$work"
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/sources" "$work/debs"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || die "$keyring missing (apt-get install debian-archive-keyring)"
-mirror=${WASMTRACE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The mirror the machine's own Debian sources use (its first deb822 or
+# one-line entry for the main archive), or WASMTRACE_DEBIAN_MIRROR.
+system_mirror() {
+  local f uri
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    uri=$(awk '/^Types:.*deb( |$)/{d=1} /^URIs:/{ if (d) { print $2; exit } } /^$/{d=0}' "$f")
+    case "$uri" in *security*|"") ;; *) echo "$uri"; return ;; esac
+  done
+  [ -f /etc/apt/sources.list ] && awk '$1=="deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' /etc/apt/sources.list
+}
+mirror=${WASMTRACE_DEBIAN_MIRROR:-$(system_mirror)}
+[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt sources: set WASMTRACE_DEBIAN_MIRROR"
 cat >"$work/sources/trixie.sources" <<EOF
 Types: deb
 URIs: $mirror
@@ -107,9 +119,14 @@ apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/so
   -o "APT::Sandbox::User=root")
 say "downloading emscripten $pkg_version and binaryen $binaryen_version (Debian trixie, ~250 MB)"
 apt-get "${apt_opts[@]}" update -qq >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update (trixie lists) failed"; }
-(cd "$work/debs" && apt-get "${apt_opts[@]}" download -qq \
-  "emscripten=$pkg_version" "binaryen=$binaryen_version" libc6/trixie libstdc++6/trixie libgcc-s1/trixie) \
-  >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "download failed (is $pkg_version still in trixie? set WASMTRACE_DEBIAN_MIRROR to a snapshot)"; }
+# The measured revisions first; if trixie has moved on, what it has now,
+# as long as it is still Emscripten $version.
+(cd "$work/debs" && { apt-get "${apt_opts[@]}" download -qq \
+  "emscripten=$pkg_version" "binaryen=$binaryen_version" libc6/trixie libstdc++6/trixie libgcc-s1/trixie ||
+  apt-get "${apt_opts[@]}" download -qq emscripten binaryen libc6/trixie libstdc++6/trixie libgcc-s1/trixie; }) \
+  >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "download failed (set WASMTRACE_DEBIAN_MIRROR to a mirror or snapshot that has trixie)"; }
+got=$(dpkg-deb -f "$work/debs"/emscripten_*.deb Version)
+case "$got" in "$version"+*|"$version"-*) ;; *) die "trixie's emscripten is now $got, not $version: set WASMTRACE_DEBIAN_MIRROR to a snapshot";; esac
 
 # 3. Unpack. Emscripten runs from pkg/usr/share/emscripten; binaryen's
 #    programs from binaryen/ through wrappers that start them with trixie's
