@@ -1,11 +1,47 @@
 // wasmtrace: C-callable JS imports (linked with --js-library).
 // These run on the thread that calls them; none is proxied to the main thread,
 // so the wasmtrace worker never waits on it.
-mergeInto(LibraryManager.library, {
+//
+// Emscripten internals the shim relies on, and the versions each holds for
+// (tested: 3.1.6 and 3.1.69; docs/GUIDE.md lists what changed up to 4.x).
+// Everything else the shim uses is a documented library function or Module
+// field. Keep this list and $wasmtraceInternals below up to date.
+//  - The compiled WebAssembly.Module, for its name section:
+//      main thread: the global `wasmModule` (pthread builds, all versions);
+//      workers: Module['wasmModule'] (separate worker.js, <= 3.1.57) or the
+//      worker's 'load' message (>= 3.1.58), both captured by
+//      js/wasmtrace_pre.js into wasmtraceCompiledModule.
+//  - The table: the global `wasmTable`. Up to ~3.1.4x it is always defined
+//    (preamble); later it is the library symbol '$wasmTable', defined only
+//    when something depends on it. 3.1.6 has no such symbol (a dependency on
+//    it would fail), so the dependency is added when the symbol exists.
+//  - V8 and SpiderMonkey name a wasm function object by its function index
+//    (fn.name === '85'): engine behaviour, not Emscripten's.
+//  - The clock: not Emscripten's. emscripten_get_now() counts from the page's
+//    navigation start (<= 3.1.27, or no pthreads; in workers corrected by a
+//    drift measured with a postMessage, off by its latency: up to ms under
+//    load) or from the Unix epoch (>= 3.1.28 with pthreads). wasmtrace reads
+//    performance.timeOrigin + performance.now() (the web's clock shared by
+//    all threads, HR-Time) minus the main thread's timeOrigin, the same on
+//    every version; emscripten_get_now() only where timeOrigin is missing,
+//    its origin measured once (wt_js_clock_origin_ms).
+//  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
+//    HEAPF64 and FS (in scope of a --post-js file in all versions tested).
+// Dependencies on runtime symbols that are library symbols only in some
+// versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
+// 3.1.6 defines them in its runtime and would reject the dependency): only
+// those the library defines are declared. The link exports the string
+// helpers too (-sEXPORTED_RUNTIME_METHODS), but the shim must not depend on
+// the app's flags for what it calls itself.
+function wasmtraceOptionalDeps(symbols) {
+  var lib = typeof LibraryManager !== 'undefined' && LibraryManager.library;
+  return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];
+}
+var wasmtraceLibrary = {
   // Returns a malloc'd UTF-8 copy of the startup config blob, or 0.
   // *sourceKind = 1 for Module.wasmtraceConfig, 2 for the URL parameter.
   // Called once, on the main thread, before main().
-  wt_js_read_config__deps: ['malloc'],
+  wt_js_read_config__deps: ['malloc'].concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
   wt_js_read_config: function (sourceKindPtr) {
     var text = null;
     var kind = 0;
@@ -29,14 +65,41 @@ mergeInto(LibraryManager.library, {
     return ptr;
   },
 
+  // The one place that reads Emscripten internals (see the list above).
+  $wasmtraceInternals__deps: wasmtraceOptionalDeps(['$wasmTable']),
+  $wasmtraceInternals: {
+    // The compiled module on this thread, or null.
+    compiledModule: function () {
+      if (typeof wasmtraceCompiledModule !== 'undefined' && wasmtraceCompiledModule) {
+        return wasmtraceCompiledModule;
+      }
+      if (typeof wasmModule !== 'undefined' && wasmModule instanceof WebAssembly.Module) return wasmModule;
+      return null;
+    },
+    // The function in table slot `index`, or null (out of range, empty).
+    tableEntry: function (index) {
+      try {
+        return wasmTable.get(index) || null;
+      } catch (e) {
+        if (e instanceof RangeError) return null;
+        throw e;
+      }
+    },
+  },
+
   // Function names for the wasmtrace worker, built once per thread from the
   // wasm "name" section (present with --profiling-funcs or -g).
   $wasmtraceNames: null,
+  $wasmtraceLoadNames__deps: ['$wasmtraceInternals'],
   $wasmtraceLoadNames: function () {
     var names = {};
-    var mod = (typeof wasmtraceCompiledModule !== 'undefined' && wasmtraceCompiledModule) ||
-      (typeof wasmModule !== 'undefined' && wasmModule) || null;
-    if (!mod) return names;
+    var mod = wasmtraceInternals.compiledModule();
+    if (!mod) {
+      // Names would all read wasm-function[N]: say so once, on this thread.
+      console.warn('wasmtrace: the compiled wasm module is not reachable on this thread; ' +
+        'functions are named wasm-function[N] (docs/GUIDE.md, "Emscripten versions")');
+      return names;
+    }
     var sections = WebAssembly.Module.customSections(mod, 'name');
     if (!sections.length) return names;
     var bytes = new Uint8Array(sections[0]);
@@ -71,15 +134,11 @@ mergeInto(LibraryManager.library, {
 
   // Writes the name of the function at wasm table index `tableIndex` into
   // buf; returns the bytes written, 0 if the slot holds no function.
-  wt_js_function_name__deps: ['$wasmtraceNames', '$wasmtraceLoadNames'],
+  wt_js_function_name__deps: ['$wasmtraceNames', '$wasmtraceLoadNames', '$wasmtraceInternals']
+    .concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
   wt_js_function_name: function (tableIndex, buf, cap) {
     if (!wasmtraceNames) wasmtraceNames = wasmtraceLoadNames();
-    var fn = null;
-    try {
-      fn = wasmTable.get(tableIndex);
-    } catch (e) {
-      return 0;
-    }
+    var fn = wasmtraceInternals.tableEntry(tableIndex);
     if (!fn) return 0;
     // In V8 the name of a wasm function object is its function index.
     var funcIndex = parseInt(fn.name, 10);
@@ -91,7 +150,48 @@ mergeInto(LibraryManager.library, {
   },
 
   // Prints one wasmtrace message to the console of the calling thread.
+  wt_js_log_error__deps: wasmtraceOptionalDeps(['$UTF8ToString']),
   wt_js_log_error: function (messagePtr) {
     console.error('wasmtrace: ' + UTF8ToString(messagePtr));
   },
-});
+
+  // performance.timeOrigin of this thread (ms since the epoch), or 0 where
+  // there is none. Called once, on the main thread.
+  wt_js_time_origin_ms: function () {
+    return typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number' &&
+      typeof performance.now === 'function' ? performance.timeOrigin : 0;
+  },
+
+  // Milliseconds since the main thread's timeOrigin (`mainOrigin`), on any
+  // thread: this thread's performance.now() plus the distance between the
+  // two origins (computed once per thread).
+  $wasmtraceClockShift: null,
+  wt_js_now_ms__deps: ['$wasmtraceClockShift'],
+  wt_js_now_ms: function (mainOrigin) {
+    if (wasmtraceClockShift === null) wasmtraceClockShift = performance.timeOrigin - mainOrigin;
+    return performance.now() + wasmtraceClockShift;
+  },
+
+  // The value of emscripten_get_now() (ms) at the page's navigation start,
+  // given `now`, a value of it just read on the main thread. Emscripten's
+  // clock counts from navigation start (<= 3.1.27, and without pthreads) or
+  // from the Unix epoch (>= 3.1.28 with pthreads: performance.timeOrigin +
+  // performance.now(), so that workers share it); under Node from an
+  // arbitrary point. Measured, not inferred from a version: the offset
+  // between `now` and this thread's performance.now(), snapped to 0 or to
+  // performance.timeOrigin when it is within 1 ms of either.
+  wt_js_clock_origin_ms: function (now) {
+    if (typeof performance === 'undefined' || typeof performance.now !== 'function') return 0;
+    var offset = now - performance.now();
+    if (Math.abs(offset) < 1) return 0;
+    var timeOrigin = performance.timeOrigin;
+    if (typeof timeOrigin === 'number' && Math.abs(offset - timeOrigin) < 1) return timeOrigin;
+    return offset;
+  },
+};
+// addToLibrary replaces mergeInto since 3.1.47 (mergeInto warns in 4.x).
+if (typeof addToLibrary === 'function') {
+  addToLibrary(wasmtraceLibrary);
+} else {
+  mergeInto(LibraryManager.library, wasmtraceLibrary);
+}

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds wasmtrace: `build.sh wasm`, `build.sh host`, `build.sh tsan`, or all
-# three (default). wasm: the library, samples and test apps, and the native
-# unit tests as Node programs; host: the native unit tests under ASan+UBSan;
-# tsan: the same tests under ThreadSanitizer. Incremental: re-running is
-# fast when nothing changed.
+# Builds wasmtrace: `build.sh wasm`, `build.sh wasm-next`, `build.sh host`,
+# `build.sh tsan`, or all four (default; WASMTRACE_SKIP_NEXT=1 leaves out
+# wasm-next). wasm: the library, samples and
+# test apps, and the native unit tests as Node programs, with the emcc first
+# on PATH, into $WASMTRACE_WASM_BUILD (default build/wasm); wasm-next: the
+# same with the Emscripten that scripts/setup-emscripten.sh installs, into
+# build/wasm-3.1.69; host: the native unit tests under ASan+UBSan; tsan: the
+# same tests under ThreadSanitizer. Incremental: re-running is fast when
+# nothing changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -12,15 +16,42 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emcc 3.1.6 (Debian) finds its node modules (acorn) only through NODE_PATH.
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-if [ "$what" = all ] || [ "$what" = wasm ]; then
-  mkdir -p build
-  if [ ! -f build/wasm/CMakeCache.txt ]; then
-    emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >build/wasm-configure.log 2>&1 || {
-      mkdir -p build; cat build/wasm-configure.log; exit 1; }
+# One wasm tree: configure once (the tree remembers its emcc, so building
+# it with another would silently keep the first one: refuse), then build.
+build_wasm() {
+  local dir=$1 log version
+  log=$(dirname "$dir")/$(basename "$dir")
+  version=$(emcc --version 2>/dev/null | head -1) || { echo "wasmtrace build: emcc not found" >&2; exit 1; }
+  mkdir -p "$(dirname "$dir")"
+  # (Trees configured before this check have no stamp: they get one.)
+  if [ -f "$dir/CMakeCache.txt" ] && [ -f "$dir/.emcc-version" ] && [ "$(cat "$dir/.emcc-version")" != "$version" ]; then
+    echo "wasmtrace build: $dir was configured with another emcc ($(cat "$dir/.emcc-version"));" \
+      "the emcc on PATH is: $version. Build into another directory (WASMTRACE_WASM_BUILD=build/wasm-mine) or remove $dir." >&2
+    exit 1
   fi
-  if ! cmake --build build/wasm -j"$jobs" >build/wasm-build.log 2>&1; then cat build/wasm-build.log; exit 1; fi
-  grep -E 'warning|error' build/wasm-build.log | grep -v 'Wpthreads-mem-growth' || true
-  echo "wasmtrace build: wasm OK (build/wasm)"
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >"$log-configure.log" 2>&1 || {
+      cat "$log-configure.log"; exit 1; }
+  fi
+  [ -f "$dir/.emcc-version" ] || echo "$version" >"$dir/.emcc-version"
+  if ! cmake --build "$dir" -j"$jobs" >"$log-build.log" 2>&1; then cat "$log-build.log"; exit 1; fi
+  grep -E 'warning|error' "$log-build.log" | grep -v 'Wpthreads-mem-growth' || true
+  echo "wasmtrace build: wasm OK ($dir, $(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
+}
+if [ "$what" = all ] || [ "$what" = wasm ]; then
+  build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
+fi
+if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; } || [ "$what" = wasm-next ]; then
+  # The second toolchain of the test matrix (scripts/setup-emscripten.sh).
+  if env_line=$(bash scripts/setup-emscripten.sh --env 2>/dev/null); then
+    # In a subshell: the other trees keep the PATH's emcc.
+    (eval "$env_line" && build_wasm build/wasm-3.1.69)
+  elif [ "$what" = wasm-next ]; then
+    echo "wasmtrace build: Emscripten 3.1.69 is not installed: run 'bash scripts/setup-emscripten.sh' first" >&2
+    exit 1
+  else
+    echo "wasmtrace build: wasm-next skipped: Emscripten 3.1.69 is not installed (bash scripts/setup-emscripten.sh)"
+  fi
 fi
 if [ "$what" = all ] || [ "$what" = host ]; then
   if [ ! -f build/host/CMakeCache.txt ]; then

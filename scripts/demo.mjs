@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const variant = process.argv[2] || 'startup';
-const sampleDir = join(root, 'build/wasm/samples', variant);
+// WASMTRACE_WASM_BUILD: the wasm tree to take the sample from (build.sh's).
+const sampleDir = join(resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm'), 'samples', variant);
 const outDir = join(root, 'out');
 const cli = join(root, 'bin/wasmtrace.mjs');
 const rel = (p) => relative(process.cwd(), p) || '.';

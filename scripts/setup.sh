@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wasmtrace's build, demo and tests need on a Debian machine.
 # Idempotent and quick when everything is present. Set WASMTRACE_SKIP_SETUP=1
-# to skip it (e.g. on a machine prepared another way).
+# to skip it (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1
+# to leave out the second Emscripten of the test matrix.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ "${WASMTRACE_SKIP_SETUP:-0}" = 1 ] && exit 0
@@ -23,6 +24,9 @@ dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)  # libF
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v dpkg-source >/dev/null || need+=(dpkg-dev)  # unpacks 'apt-get source'
+# Emscripten 3.1.69's JS optimizer imports acorn (scripts/setup-emscripten.sh);
+# Debian's emscripten pulls it in, an emsdk on PATH does not.
+[ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ] || [ -f /usr/share/nodejs/acorn/package.json ] || need+=(node-acorn)
 if [ ${#need[@]} -gt 0 ]; then
   echo "wasmtrace setup: installing Debian packages: ${need[*]}"
   as_root apt-get update -qq
@@ -58,4 +62,11 @@ fi
 if [ ! -d "$root/node_modules/playwright-core" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "wasmtrace setup: installing npm packages"
   (cd "$root" && npm install --no-audit --no-fund --loglevel=error)
+fi
+
+# 4. The second toolchain of the test matrix: Emscripten 3.1.69 under
+#    .deps/ (scripts/setup-emscripten.sh; nothing from a newer Debian release
+#    is installed into the system).
+if [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; then
+  bash "$root/scripts/setup-emscripten.sh" --quiet
 fi

@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test: the native unit tests on the host (ASan+UBSan, then
 # ThreadSanitizer) and as wasm under Node, the config fuzzer, then the
-# end-to-end tests in headless Chromium. Assumes scripts/build.sh ran.
+# end-to-end tests in headless Chromium; then, on the second toolchain
+# (Emscripten 3.1.69 from scripts/setup-emscripten.sh, build/wasm-3.1.69),
+# the wasm unit tests and the browser tests that depend on the toolchain.
+# Assumes scripts/build.sh ran.
+#
+#   bash scripts/test.sh             everything
+#   bash scripts/test.sh toolchain   only the toolchain-dependent tests, on
+#                                    the tree $WASMTRACE_WASM_BUILD (default
+#                                    build/wasm) with the emcc first on PATH:
+#                                    how to check your own emsdk
+#                                    (docs/GUIDE.md, "Emscripten versions")
 # Each native test has a generous ctest TIMEOUT (tests/native/CMakeLists.txt):
 # a hang fails the run instead of blocking it.
 set -euo pipefail
@@ -14,6 +24,26 @@ took() {
   echo "-- took $((SECONDS - section_start)) s"
   section_start=$SECONDS
 }
+# The tests whose outcome depends on the Emscripten version: the startup
+# session, names and sampling fidelity, every output format and the readers
+# that open it, and `wasmtrace record` (which also builds apps with emcc).
+TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
+  tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs)
+# Native unit tests as wasm, then the toolchain tests, on one wasm tree.
+toolchain_tests() {
+  local dir=$1
+  echo "== native unit tests (wasm, Node; $dir, $(emcc --version | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
+  ctest --test-dir "$dir" --output-on-failure
+  grep -h '^\[ SKIP \]' "$dir/Testing/Temporary/LastTest.log" || true
+  took
+  echo "== browser tests (headless Chromium; $dir)"
+  WASMTRACE_WASM_BUILD=$dir node --test --test-concurrency=1 "${TOOLCHAIN_TESTS[@]}"
+  took
+}
+if [ "${1:-}" = toolchain ]; then
+  toolchain_tests "${WASMTRACE_WASM_BUILD:-build/wasm}"
+  exit 0
+fi
 echo "== native unit tests (host, address+undefined sanitizers)"
 ctest --test-dir build/host --output-on-failure
 took
@@ -37,3 +67,16 @@ took
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/node/ tests/browser/
 took
+# The second toolchain (scripts/setup.sh installs it; WASMTRACE_SKIP_NEXT=1
+# skips it, e.g. on a machine without Debian's package archive).
+if [ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ]; then
+  echo "== Emscripten 3.1.69: skipped (WASMTRACE_SKIP_NEXT=1)"
+else
+  env_line=$(bash scripts/setup-emscripten.sh --env) || {
+    echo "wasmtrace test: Emscripten 3.1.69 is missing: run 'bash scripts/setup-emscripten.sh' and 'bash scripts/build.sh wasm-next' (or set WASMTRACE_SKIP_NEXT=1)" >&2
+    exit 1
+  }
+  eval "$env_line"
+  toolchain_tests build/wasm-3.1.69
+fi
+echo "== all tests passed ($((SECONDS)) s)"

@@ -10,9 +10,15 @@
 
 #include "wasmtrace/wasmtrace.h"
 
-/* Monotonic time in microseconds. On the web it shares the main thread's
- * time base (performance.now() * 1000), so timestamps from all threads line
- * up. */
+/* Monotonic time in microseconds. On the web: whole microseconds since the
+ * main thread's performance.timeOrigin (the page's navigation start), read
+ * from the web's clock shared by all threads, so timestamps from every
+ * thread line up exactly and read as "us after navigation start" on every
+ * Emscripten version (emscripten_get_now() is not used where timeOrigin
+ * exists: it counts from the Unix epoch since 3.1.28 with pthreads, and
+ * before that its workers were off by a message latency;
+ * platform_emscripten.c). On the host: since an arbitrary point
+ * (CLOCK_MONOTONIC). */
 double wt_platform_now_us(void) WT_I_NOINSTR;
 
 /* Sleeps until wt_platform_now_us() >= deadline_us or until *wake changes

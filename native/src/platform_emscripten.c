@@ -11,8 +11,37 @@
 extern char *wt_js_read_config(int *source_kind);
 extern void wt_js_log_error(const char *message);
 extern int wt_js_function_name(uint32_t table_index, char *buf, size_t cap);
+extern double wt_js_clock_origin_ms(double now_ms);
+extern double wt_js_time_origin_ms(void);
+extern double wt_js_now_ms(double main_origin_ms);
 
-double wt_platform_now_us(void) { return emscripten_get_now() * 1000.0; }
+/* The clock (js/wasmtrace_library.js says why it is not Emscripten's): the
+ * main thread's performance.timeOrigin, or 0 where there is none; then the
+ * fallback, emscripten_get_now() at navigation start (it counts from there
+ * up to 3.1.27, from the Unix epoch since 3.1.28 with pthreads). Both are
+ * set once on the main thread, before any other constructor (startup.c's
+ * sessions start at priority 200) and before any pthread exists: workers
+ * read them after their creation, which orders them after these writes. */
+static double main_time_origin_ms;
+static double clock_origin_ms;
+
+__attribute__((constructor(101))) static void measure_clock_origin(void) {
+  main_time_origin_ms = wt_js_time_origin_ms();
+  if (!(main_time_origin_ms > 0)) clock_origin_ms = wt_js_clock_origin_ms(emscripten_get_now());
+}
+
+/* Whole microseconds: browsers' clocks are 5 us (or coarser) anyway, and
+ * epoch-based values lose ~0.1 us to rounding when an origin is subtracted.
+ * Fractions would then reach the trace as timestamps like 508959.961, and a
+ * scope's end (ts + dur, each rounded when written) could land a hair after
+ * its parent's end: DevTools' trace engine then leaves the scope out of the
+ * flame chart and counts its time twice in Bottom-Up
+ * (tests/browser/readers.test.mjs caught it on 3.1.69). */
+double wt_platform_now_us(void) {
+  double ms = main_time_origin_ms > 0 ? wt_js_now_ms(main_time_origin_ms)
+                                      : emscripten_get_now() - clock_origin_ms;
+  return __builtin_floor(ms * 1000.0 + 0.5);
+}
 
 void wt_platform_sleep_until(double deadline_us, _Atomic uint32_t *wake,
                              uint32_t expected) {

@@ -17,10 +17,11 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { assertRan } from '../../js/playwright.mjs';
+import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/wasmtrace.mjs');
-const work = join(root, 'build/plain-emcc');
+const work = join(root, `build/plain-emcc${buildSuffix}`);
 const prefix = join(work, 'prefix');
 const app = (variant) => join(work, variant);
 const out = join(work, 'traces');
@@ -50,7 +51,7 @@ const mtime = (f) => (existsSync(f) ? statSync(f).mtimeMs : 0);
 // Newest input of the plain-emcc builds: the library, the shim, the sample.
 function inputsStamp() {
   const dirs = [join(root, 'js'), join(root, 'samples/plain-emcc'), join(root, 'cmake')];
-  const files = [join(root, 'build/wasm/libwasmtrace.a'), ...dirs.flatMap((d) => readdirSync(d).map((f) => join(d, f)))];
+  const files = [join(wasmBuildDir, 'libwasmtrace.a'), ...dirs.flatMap((d) => readdirSync(d).map((f) => join(d, f)))];
   return Math.max(...files.map(mtime));
 }
 
@@ -64,7 +65,7 @@ describe('wasmtrace record', () => {
   before(async () => {
     mkdirSync(work, { recursive: true });
     rmSync(out, { recursive: true, force: true });
-    await mustRun('cmake', ['--install', 'build/wasm', '--prefix', prefix]);
+    await mustRun('cmake', ['--install', wasmBuildDir, '--prefix', prefix]);
     const build = join(root, 'samples/plain-emcc/build.sh');
     const script = (variant, ...flags) => buildIfStale(join(app(variant), 'primes.js'),
       () => mustRun('bash', [build, prefix, app(variant), ...flags]));
@@ -86,7 +87,7 @@ describe('wasmtrace record', () => {
   });
 
   test('records the sample with its own config until its startup-done signal', async () => {
-    const r = await wasmtrace('record', 'build/wasm/samples/startup', '--wait-for', 'window.sampleStartupComplete === true',
+    const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--wait-for', 'window.sampleStartupComplete === true',
       '--out', join(out, 'sample'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
     assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
@@ -134,7 +135,7 @@ describe('wasmtrace record', () => {
     before(async () => {
       // The sample, served WITHOUT the isolation headers.
       server = createServer((req, res) => {
-        const file = join(root, 'build/wasm/samples/startup', new URL(req.url, 'http://x').pathname);
+        const file = join(wasmBuildDir, 'samples/startup', new URL(req.url, 'http://x').pathname);
         if (!existsSync(file)) {
           res.writeHead(404);
           res.end();

@@ -6,13 +6,14 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../../lib/browser.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { collectTraces } from '../../js/playwright.mjs';
 import { assertGridAccounting, assertScopeSampledAtEveryTick, assertThreadsShareTicks, tickTimes } from '../lib/ticks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const dir = join(root, 'build/wasm/tests/engine');
+const dir = join(wasmBuildDir, 'tests/engine');
 let server, browser;
 
 before(async () => {

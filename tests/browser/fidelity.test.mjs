@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
@@ -25,7 +26,7 @@ const tolerance = (n) => TOLERANCE_PP * Math.sqrt(Math.max(1, TOLERANCE_AT_SAMPL
 
 test('self-time shares are within 3 percentage points of the truth on every thread (more with fewer samples or missed slots)', async () => {
   let measured;
-  const rec = await recordPage({ dir: join(root, 'build/wasm/tests/fidelity'), waitFor: 'self.fidelityDone === true',
+  const rec = await recordPage({ dir: join(wasmBuildDir, 'tests/fidelity'), waitFor: 'self.fidelityDone === true',
     beforeStop: async (page) => { measured = await page.evaluate(() => self.fidelityTruth); } });
   const analysis = analyzeTrace(parseTrace(rec.sessions[0].bytes));
   const workers = analysis.threads.filter((t) => t.samples.some((s) => s.stack.includes('run_workload')));

@@ -38,6 +38,7 @@ import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { analyzeTrace, decompress, parseTrace } from '../../lib/trace.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
 import { assertSameTop, scopeStartSlack, timeWeightedSelf } from '../lib/weights.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
@@ -45,8 +46,7 @@ import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profi
 import { importWithSpeedscope, summarizeByRootFrame } from '../lib/speedscope.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-// WASMTRACE_WASM_BUILD: another wasm build directory (default build/wasm).
-const sampleDir = join(process.env.WASMTRACE_WASM_BUILD ?? join(root, 'build/wasm'), 'samples/startup_instrumented');
+const sampleDir = join(wasmBuildDir, 'samples/startup_instrumented');
 const goldenDir = join(root, 'tests/golden');
 const outDir = join(root, 'out/formats');
 const INTERVAL_US = 1000;

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
@@ -21,7 +22,7 @@ import { assertSameTop, scopeStartSlack, timeWeightedSelf } from '../lib/weights
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 // The instrumented variant: scopes and every function (C++ included) on the
 // stacks, so the readers are checked on real, demangled function names too.
-const sampleDir = join(root, 'build/wasm/samples/startup_instrumented');
+const sampleDir = join(wasmBuildDir, 'samples/startup_instrumented');
 const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];
 // Functions the sample app spends its time in, per thread (a sanity check
 // that the comparison is about real names, not wasm-function[N]).

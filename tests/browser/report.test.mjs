@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { launch } from '../../lib/browser.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { serve } from '../../lib/serve.mjs';
 import {
   assertRan, assertTimeBelow, collectTraces, configure, startSession, status, timeIn, waitForWasmtrace,
@@ -33,7 +34,7 @@ describe('Playwright helper and HTML report', () => {
   before(async () => {
     rmSync(traceDir, { recursive: true, force: true });
     mkdirSync(results, { recursive: true });
-    server = await serve(join(root, 'build/wasm/samples/startup'));
+    server = await serve(join(wasmBuildDir, 'samples/startup'));
     browser = await launch();
     const page = await browser.newPage();
     // The sample page sets its own Module.wasmtraceConfig; the helper's wins.

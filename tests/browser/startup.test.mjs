@@ -5,22 +5,29 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
 import { assertGridAccounting, assertScopeSampledAtEveryTick, assertThreadsShareTicks } from '../lib/ticks.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const sampleDir = join(root, 'build/wasm/samples/startup');
+const sampleDir = join(wasmBuildDir, 'samples/startup');
 const INTERVAL_US = 1000;
 
 // Samples of a thread whose stack contains `scope`.
 const samplesIn = (thread, scope) => thread.samples.filter((s) => s.stack.includes(scope)).length;
 
 describe('startup session of the sample app', () => {
-  let rec, session, analysis, byName, version;
+  let rec, session, analysis, byName, version, pageClock;
 
   before(async () => {
-    rec = await recordPage({ dir: sampleDir, beforeStop: async (page) => { version = await page.evaluate(() => Module.wasmtrace.version); } });
+    rec = await recordPage({
+      dir: sampleDir,
+      beforeStop: async (page) => {
+        version = await page.evaluate(() => Module.wasmtrace.version);
+        pageClock = await page.evaluate(() => ({ preRunMs: Module.preRunMs, nowMs: performance.now() }));
+      },
+    });
     session = rec.sessions[0];
     analysis = analyzeTrace(parseTrace(session.bytes));
     byName = new Map(analysis.threads.map((t) => [t.name, t]));
@@ -39,6 +46,19 @@ describe('startup session of the sample app', () => {
   test("Module.wasmtrace.version is the C library's, which is the package's", () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     assert.equal(version, pkg.version);
+  });
+
+  test('timestamps are microseconds after navigation start on every thread, whatever the Emscripten clock', () => {
+    // emscripten_get_now() counts from the Unix epoch since 3.1.28 (with
+    // pthreads): the trace must not. Every sample lies between the page's
+    // preRun (the session starts before main) and the moment we stopped.
+    for (const t of analysis.threads) {
+      for (const s of [t.samples[0], t.samples.at(-1)].filter(Boolean)) {
+        const ms = s.ts / 1000;
+        assert.ok(ms >= pageClock.preRunMs - 50 && ms <= pageClock.nowMs + 50,
+          `${t.name}: a sample at ${ms.toFixed(1)} ms; page: preRun at ${pageClock.preRunMs.toFixed(1)} ms, stopped at ${pageClock.nowMs.toFixed(1)} ms`);
+      }
+    }
   });
 
   test('the trace names at least three threads: main and both decoders', () => {

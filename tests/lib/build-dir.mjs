@@ -1,0 +1,15 @@
+// The wasm build tree the browser tests load their pages from: build/wasm
+// (the emcc first on PATH), or $WASMTRACE_WASM_BUILD, e.g. build/wasm-3.1.69
+// built by `scripts/build.sh wasm-next`, or a tree built with your own emsdk
+// (`WASMTRACE_WASM_BUILD=build/wasm-mine bash scripts/build.sh wasm`).
+// Relative paths are taken from the repository root. Read here only.
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const wasmBuildDir = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
+
+// Suffix for the tests' own build outputs beside it ('' for build/wasm, else
+// '-<dir name>'), so two toolchains' outputs never mix.
+export const buildSuffix = process.env.WASMTRACE_WASM_BUILD ? `-${basename(wasmBuildDir)}` : '';
