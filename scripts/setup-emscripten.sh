@@ -78,6 +78,7 @@ start=$SECONDS
 # 1. LLVM 19 from the machine's own Debian release (bookworm ships 19.1.7).
 if [ ! -x "$llvm/clang" ] || [ ! -x "$llvm/wasm-ld" ] || [ ! -x "$llvm/llvm-ar" ]; then
   say "installing clang-19 lld-19 llvm-19 from the system's Debian sources"
+  as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-19 lld-19 llvm-19 >/dev/null ||
     die "apt-get install clang-19 lld-19 llvm-19 failed (Debian 12 or newer needed)"
 fi
