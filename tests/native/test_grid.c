@@ -39,24 +39,13 @@
 
 static char tmpdir[64];
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
 /* Pumps output until `done(id)` holds; gives up after 30 s. */
 static int pump_until(int (*done)(int id, uint64_t arg), int id, uint64_t arg) {
-  double give_up = now_s() + 30;
+  double give_up = wt_test_now_s() + 30;
   while (!done(id, arg)) {
-    if (now_s() > give_up) return 0;
+    if (wt_test_now_s() > give_up) return 0;
     wt_io_pump();
-    sleep_ms(1);
+    wt_test_sleep_ms(1);
   }
   return 1;
 }
@@ -80,10 +69,10 @@ static int has_samples(int id, uint64_t n) {
 /* Waits without pumping output (the caller holds a lock that the pump
  * could want) until `done(id)` holds; gives up after 30 s. */
 static int wait_until(int (*done)(int id, uint64_t arg), int id, uint64_t arg) {
-  double give_up = now_s() + 30;
+  double give_up = wt_test_now_s() + 30;
   while (!done(id, arg)) {
-    if (now_s() > give_up) return 0;
-    sleep_ms(1);
+    if (wt_test_now_s() > give_up) return 0;
+    wt_test_sleep_ms(1);
   }
   return 1;
 }
@@ -209,6 +198,16 @@ static size_t slice(const recording *r, int64_t lo, int64_t hi, const int64_t **
   return b - a;
 }
 
+/* Each of n stopped recordings: its accounting and its trace's samples. */
+static int finish(recording *r, int n) {
+  for (int i = 0; i < n; i++) {
+    if (wt_session_state_get(r[i].id) != WT_SESSION_STOPPED) return 0;
+    note_accounting(&r[i]);
+    if (!read_samples(&r[i]) || r[i].n == 0) return 0;
+  }
+  return 1;
+}
+
 /* ---- the recording ---------------------------------------------------------- */
 
 /* A and B: startup sessions (one config, started together); C: started at
@@ -257,11 +256,7 @@ static int record_once(void) {
   wt_session_stop(rec[0].id);
   wt_session_stop(rec[1].id);
   if (!pump_until(is_over, rec[0].id, 0) || !pump_until(is_over, rec[1].id, 0)) return 0;
-  for (int i = 0; i < 3; i++) {
-    if (wt_session_state_get(rec[i].id) != WT_SESSION_STOPPED) return 0;
-    note_accounting(&rec[i]);
-    if (!read_samples(&rec[i]) || rec[i].n == 0) return 0;
-  }
+  if (!finish(rec, 3)) return 0;
   recorded = 1;
   return 1;
 }
@@ -347,7 +342,7 @@ static int record_late_once(void) {
   ok = ok && wait_until(has_sessions, 0, (uint64_t)late[1].id + 1) && wait_until(is_running, late[1].id, 0);
   if (ok) {
     wt_session_stop(late[0].id);
-    sleep_ms(12 * INTERVAL_US / 1000); /* 12 grid points */
+    wt_test_sleep_ms(12 * INTERVAL_US / 1000); /* 12 grid points */
   }
   pthread_mutex_unlock(&wt_rt.categories_mutex);
   pthread_join(adder, NULL);
@@ -359,11 +354,7 @@ static int record_late_once(void) {
   /* F: alone, until its duration is over. */
   if (wt_session_start(f, &late[2].id) != WT_OK || !pump_until(is_over, late[2].id, 0)) return 0;
 
-  for (int i = 0; i < 3; i++) {
-    if (wt_session_state_get(late[i].id) != WT_SESSION_STOPPED) return 0;
-    note_accounting(&late[i]);
-    if (!read_samples(&late[i]) || late[i].n == 0) return 0;
-  }
+  if (!finish(late, 3)) return 0;
   late_recorded = 1;
   return 1;
 }
@@ -409,9 +400,9 @@ static void *block_batch(void *arg) {
   pthread_mutex_lock(&wt_rt.categories_mutex);
   atomic_store(&blocker_locked, 1);
   if (wait_until(has_sessions, 0, (uint64_t)batch_base + 1)) {
-    sleep_ms(5);
+    wt_test_sleep_ms(5);
     wt_instant(&site);
-    sleep_ms(10); /* ten grid points: the worker iterates meanwhile */
+    wt_test_sleep_ms(10); /* ten grid points: the worker iterates meanwhile */
     g1_state_during_batch = wt_session_state_get(batch_base);
   }
   pthread_mutex_unlock(&wt_rt.categories_mutex);
@@ -471,7 +462,7 @@ static int record_batch_once(void) {
   int startups = wt_startup_count();
   pthread_t blocker;
   if (pthread_create(&blocker, NULL, block_batch, NULL) != 0) return 0;
-  while (!atomic_load(&blocker_locked)) sleep_ms(1);
+  while (!atomic_load(&blocker_locked)) wt_test_sleep_ms(1);
 #ifdef __EMSCRIPTEN__
   EM_ASM({ Module['wasmtraceConfig'] = UTF8ToString($0); }, config);
   wt_runtime_start_from_config();

@@ -25,37 +25,26 @@
 
 static char tmpdir[64]; /* one directory for the whole run */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
 /* Pumps output until the session is STOPPED or FAILED; gives up after 10 s
  * and returns its state then. */
 static wt_session_state pump_until_done(int id) {
-  double give_up = now_s() + 10;
+  double give_up = wt_test_now_s() + 10;
   for (;;) {
     wt_io_pump();
     wt_session_state st = wt_session_state_get(id);
     if (st == WT_SESSION_STOPPED || st == WT_SESSION_FAILED) return st;
-    if (now_s() > give_up) return st;
-    sleep_ms(1);
+    if (wt_test_now_s() > give_up) return st;
+    wt_test_sleep_ms(1);
   }
 }
 
 /* Pumps until the session is RUNNING (or left STARTING for good). */
 static wt_session_state wait_running(int id) {
-  double give_up = now_s() + 10;
+  double give_up = wt_test_now_s() + 10;
   wt_session_state st;
-  while ((st = wt_session_state_get(id)) == WT_SESSION_STARTING && now_s() < give_up) {
+  while ((st = wt_session_state_get(id)) == WT_SESSION_STARTING && wt_test_now_s() < give_up) {
     wt_io_pump();
-    sleep_ms(1);
+    wt_test_sleep_ms(1);
   }
   return st;
 }
@@ -153,8 +142,8 @@ typedef struct app_thread {
 } app_thread;
 
 static void spin_us(double us) {
-  double until = now_s() + us / 1e6;
-  while (now_s() < until) {
+  double until = wt_test_now_s() + us / 1e6;
+  while (wt_test_now_s() < until) {
   }
 }
 
@@ -269,7 +258,7 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
   pthread_t threads[2];
   for (int i = 0; i < 2; i++) REQUIRE(pthread_create(&threads[i], NULL, app_main, &apps[i]) == 0);
   /* Run until the sampler has seen plenty, whatever the machine's speed. */
-  double give_up = now_s() + 10;
+  double give_up = wt_test_now_s() + 10;
   wt_session_stats stats;
   for (;;) {
     wt_io_pump();
@@ -277,8 +266,8 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
     if (stats.samples_taken >= 150 && atomic_load(&apps[0].rounds) >= 3 &&
         atomic_load(&apps[1].rounds) >= 3)
       break;
-    if (now_s() > give_up) break;
-    sleep_ms(2);
+    if (wt_test_now_s() > give_up) break;
+    wt_test_sleep_ms(2);
   }
   atomic_store(&stop, 1);
   for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);

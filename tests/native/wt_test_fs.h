@@ -1,5 +1,6 @@
-/* Temporary directories for native tests that write files. The includer
- * defines _XOPEN_SOURCE 700 (mkdtemp, nftw) before any system header. */
+/* POSIX helpers for native tests that write files or wait: temporary
+ * directories and a monotonic clock. The includer defines _XOPEN_SOURCE 700
+ * (mkdtemp, nftw, clock_gettime) before any system header. */
 #ifndef WT_TEST_FS_H
 #define WT_TEST_FS_H
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* A fresh directory of the test's own under /tmp (path in buf, e.g.
  * "/tmp/wasmtrace-grid-XXXXXX"), and its removal with everything in it. */
@@ -24,6 +26,17 @@ static int wt_i_remove_entry(const char *path, const struct stat *st, int flag, 
 }
 __attribute__((unused)) static void wt_test_remove_tree(const char *dir) {
   nftw(dir, wt_i_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Monotonic seconds, and a sleep of ms milliseconds. */
+__attribute__((unused)) static double wt_test_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+__attribute__((unused)) static void wt_test_sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
 }
 
 #endif
