@@ -38,23 +38,40 @@ function wasmtraceOptionalDeps(symbols) {
   return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];
 }
 var wasmtraceLibrary = {
-  // Returns a malloc'd UTF-8 copy of the startup config blob, or 0.
-  // *sourceKind = 1 for Module.wasmtraceConfig, 2 for the URL parameter.
-  // Called once, on the main thread, before main().
+  // Returns a malloc'd UTF-8 copy of the startup config blob, or 0 (none
+  // given, or it could not be read: then the reason is written to errorPtr).
+  // *sourceKind = 1 for Module.wasmtraceConfig, 3 for
+  // globalThis.wasmtraceConfig (set by tools), 2 for the URL parameter.
+  // Called once, on the main thread, before main(): it must not throw,
+  // whatever the page put there (a throwing getter, a cyclic object, ...).
   wt_js_read_config__deps: ['malloc'].concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
-  wt_js_read_config: function (sourceKindPtr) {
+  wt_js_read_config: function (sourceKindPtr, errorPtr, errorCap) {
     var text = null;
     var kind = 0;
-    var cfg = Module['wasmtraceConfig'];
-    if (cfg !== undefined && cfg !== null) {
-      text = typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
+    try {
+      var cfg = Module['wasmtraceConfig'];
       kind = 1;
-    } else if (typeof location !== 'undefined' && location.search) {
-      var param = new URLSearchParams(location.search).get('wasmtrace');
-      if (param !== null) {
-        text = param;
-        kind = 2;
+      if (cfg === undefined || cfg === null) {
+        cfg = typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined;
+        kind = 3;
       }
+      if (cfg !== undefined && cfg !== null) {
+        text = typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
+        if (typeof text !== 'string') throw new Error('it is not a JSON value (' + typeof cfg + ')');
+      } else if (typeof location !== 'undefined' && location.search) {
+        kind = 2;
+        text = new URLSearchParams(location.search).get('wasmtrace');
+      }
+    } catch (e) {
+      HEAP32[sourceKindPtr >> 2] = kind;
+      var why = 'the config cannot be read as JSON';
+      try {
+        why += ': ' + (e && typeof e.message === 'string' ? e.message : String(e));
+      } catch (ignored) {
+        // An exception whose message cannot be read: the first line says enough.
+      }
+      stringToUTF8(why, errorPtr, errorCap);
+      return 0;
     }
     if (text === null) return 0;
     var size = lengthBytesUTF8(text) + 1;

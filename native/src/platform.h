@@ -38,9 +38,16 @@ int wt_platform_is_main_thread(void) WT_I_NOINSTR;
  * host). */
 void wt_platform_log_error(const char *message);
 
+/* Where the startup config blob came from (wt_platform_read_config). */
+typedef struct wt_config_source {
+  const char *name; /* static description, e.g. "Module.wasmtraceConfig" */
+  int untrusted;    /* 1 for a source anyone can set: the URL parameter */
+  char error[256];  /* set when a source was given but could not be read */
+} wt_config_source;
+
 /* Returns a malloc'd copy of the startup config blob, or NULL if none was
- * given. *source is set to a static description of where it came from. */
-char *wt_platform_read_config(const char **source);
+ * given or it could not be read (then src->error says why). Fills *src. */
+char *wt_platform_read_config(wt_config_source *src);
 
 /* Bytes of wasm linear memory (the heap's reserved size), or -1. */
 int64_t wt_platform_heap_bytes(void);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 /* Implemented in js/wasmtrace_library.js. */
-extern char *wt_js_read_config(int *source_kind);
+extern char *wt_js_read_config(int *source_kind, char *error, size_t error_cap);
 extern void wt_js_log_error(const char *message);
 extern int wt_js_function_name(uint32_t table_index, char *buf, size_t cap);
 extern double wt_js_clock_origin_ms(double now_ms);
@@ -84,14 +84,19 @@ static char *read_file(const char *path) {
   return buf;
 }
 
-char *wt_platform_read_config(const char **source) {
+char *wt_platform_read_config(wt_config_source *src) {
   int kind = 0;
-  char *blob = wt_js_read_config(&kind);
-  if (blob) {
-    *source = kind == 1 ? "Module.wasmtraceConfig" : "the 'wasmtrace' URL parameter";
+  src->error[0] = '\0';
+  src->untrusted = 0;
+  char *blob = wt_js_read_config(&kind, src->error, sizeof src->error);
+  if (blob || src->error[0]) {
+    src->name = kind == 1   ? "Module.wasmtraceConfig"
+                : kind == 3 ? "globalThis.wasmtraceConfig"
+                            : "the 'wasmtrace' URL parameter";
+    src->untrusted = kind == 2;
     return blob;
   }
-  *source = "/wasmtrace.json";
+  src->name = "/wasmtrace.json";
   return read_file("/wasmtrace.json");
 }
 

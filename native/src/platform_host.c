@@ -59,9 +59,11 @@ void wt_platform_log_error(const char *message) {
   fprintf(stderr, "wasmtrace: %s\n", message);
 }
 
-char *wt_platform_read_config(const char **source) {
+char *wt_platform_read_config(wt_config_source *src) {
   const char *env = getenv("WASMTRACE_CONFIG");
-  *source = "the WASMTRACE_CONFIG environment variable";
+  src->name = "the WASMTRACE_CONFIG environment variable";
+  src->untrusted = 0;
+  src->error[0] = '\0';
   return env ? strdup(env) : NULL;
 }
 

@@ -9,10 +9,22 @@
 #include "platform.h"
 #include "runtime.h"
 
+/* The config blob's top-level error (Module.wasmtrace.configError), printed
+ * once. */
+static void set_config_error(const char *error, const char *source) {
+  snprintf(wt_rt.config_error, sizeof wt_rt.config_error, "%s (from %s)", error, source);
+  char line[WT_ERROR_MAX * 2];
+  snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
+  wt_platform_log_error(line);
+}
+
 void wt_runtime_start_from_config(void) {
-  const char *source = "";
+  wt_config_source source = {"", 0, ""};
   char *blob = wt_platform_read_config(&source);
-  if (!blob) return;
+  if (!blob) {
+    if (source.error[0]) set_config_error(source.error, source.name);
+    return;
+  }
   wt_config *config = malloc(sizeof *config);
   if (!config) {
     free(blob);
@@ -20,10 +32,7 @@ void wt_runtime_start_from_config(void) {
   }
   char err[WT_ERROR_MAX];
   if (wt_config_parse(blob, strlen(blob), config, err, sizeof err) != WT_OK) {
-    snprintf(wt_rt.config_error, sizeof wt_rt.config_error, "%s (from %s)", err, source);
-    char line[WT_ERROR_MAX * 2];
-    snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
-    wt_platform_log_error(line);
+    set_config_error(err, source.name);
   } else {
     /* The worker adopts none of them until all are in the table, so that
      * they start in one iteration and share their first tick (worker.c).
