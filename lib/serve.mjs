@@ -6,7 +6,8 @@
 // of its own origin:
 //   - a path that leaves the root ('..', encoded or not) is not found (404);
 //   - a symlink (or a symlinked directory) whose real path is outside the
-//     root is refused (403): the root's own real path is the boundary;
+//     root is refused (403): the root's own real path is the boundary (a
+//     program may name other directories links may lead into: linksInto);
 //   - a request whose Host header is not this server's own address
 //     (127.0.0.1:<port>, localhost:<port>) is refused (421): a page of
 //     another site whose name was rebound to 127.0.0.1 (DNS rebinding)
@@ -50,9 +51,10 @@ function ownHosts(host, port) {
 
 /**
  * The real path of the file that `urlPath` names under `root` (a real
- * path), or a Refusal. Directories resolve to their index.html.
+ * path), or a Refusal. Directories resolve to their index.html. A real path
+ * must be under the root or one of `also` (real paths).
  */
-async function fileFor(root, urlPath) {
+async function fileFor(root, urlPath, also) {
   let path;
   try {
     path = decodeURIComponent(urlPath);
@@ -70,7 +72,7 @@ async function fileFor(root, urlPath) {
       if (e.code === 'ENOENT' || e.code === 'ENOTDIR' || e.code === 'ELOOP') throw new Refusal(404, 'not found');
       throw e;
     }
-    if (!inside(r, root)) throw new Refusal(403, 'outside the served directory');
+    if (!inside(r, root) && !also.some((d) => inside(r, d))) throw new Refusal(403, 'outside the served directory');
     return r;
   };
   let r = await real(file);
@@ -78,11 +80,15 @@ async function fileFor(root, urlPath) {
   return r;
 }
 
-/** Serves `dir`; resolves to { url, port, close() }. */
-export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true } = {}) {
+/**
+ * Serves `dir`; resolves to { url, port, close() }. linksInto: directories
+ * outside `dir` that symlinks inside it may lead to (default none).
+ */
+export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, linksInto = [] } = {}) {
   // The boundary is the root's real path: a root given through a symlink
   // still serves its own files.
   const root = await realpath(resolve(dir));
+  const also = await Promise.all(linksInto.map((d) => realpath(resolve(d))));
   let hosts = null;
   const server = createServer(async (req, res) => {
     const headers = {
@@ -96,7 +102,7 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true } 
         throw new Refusal(421, 'this server answers only requests for its own address');
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new Refusal(405, 'only GET and HEAD');
-      const file = await fileFor(root, new URL(req.url, 'http://x').pathname);
+      const file = await fileFor(root, new URL(req.url, 'http://x').pathname, also);
       const body = await readFile(file);
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(file)] || 'application/octet-stream' });
       res.end(req.method === 'HEAD' ? undefined : body);

@@ -115,6 +115,17 @@ describe('the static server of wasmtrace record', () => {
     assert.equal(head.body, '');
   });
 
+  test('links may lead into the directories a program names (linksInto), and nowhere else', async () => {
+    const s = await serve(root, { linksInto: [join(tmp, 'elsewhere')] });
+    try {
+      assert.equal((await get(s.port, '/outdir/data.txt')).status, 200);
+      assert.equal((await get(s.port, '/secret-link.txt')).status, 403);
+      assert.equal((await get(s.port, '/passwd')).status, 403);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('a root given through a symlink serves its own files', async () => {
     symlinkSync(root, join(tmp, 'root-link'));
     const s = await serve(join(tmp, 'root-link'));
