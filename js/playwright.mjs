@@ -140,8 +140,9 @@ export function abortReason(text) {
 
 /** The message of a runtime that aborted, from the shim's own words or Emscripten's. */
 function abortedMessage(reason) {
-  const why = String(reason).replace(/^wasmtrace: /, '').replace(/^the wasm runtime aborted: /, '') ||
-    'abort() was called (no reason given)';
+  let why = String(reason).replace(/^wasmtrace: /, '').replace(/^the wasm runtime aborted: /, '');
+  why = abortReason(why) ?? why; // "Aborted(OOM)" -> "OOM"
+  if (!why) why = 'abort() was called (no reason given)';
   return `wasmtrace: the app aborted: ${why} (the wasm runtime stopped, so sessions that were still ` +
     "recording cannot finish; the page's console says what led to it)";
 }
