@@ -397,6 +397,8 @@ export async function waitForSessions(page, {
       const [st, signal] = got;
       s = st;
       if (s.aborted) throw new WasmtraceError('aborted', abortedMessage(s.aborted));
+      // Called without waitForWasmtrace: this ready document is the one to keep.
+      if (s.status === 'ready' && !w.token) await arm(page, w);
       if (signal) return { reason: 'until', status: s };
       if (s.status === 'ready' && s.sessions.length && s.sessions.every((x) => !LIVE.has(x.state))) {
         return { reason: 'sessions', status: s };
@@ -435,6 +437,10 @@ async function collectInPage(M, { names, aborted }) {
     for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     return btoa(out);
   };
+  if (!M || !M.wasmtrace) {
+    throw new Error('there is no Module.wasmtrace in the page now (did it navigate away? does --module / { module } ' +
+      'name the Module object?)');
+  }
   let dead = aborted;
   try {
     if (typeof M.wasmtrace.aborted === 'string') dead = M.wasmtrace.aborted;
