@@ -1,5 +1,6 @@
 // Types of the wasmtrace Playwright helper (import ... from 'wasmtrace/playwright').
 import type { Profile, TraceFormat } from '../lib/index.js';
+import type { WasmtraceError } from './trace-assertions.js';
 import type { WasmtraceConfig, WasmtraceSessionConfig, WasmtraceSessionState, WasmtraceStats } from './wasmtrace.js';
 
 export type { Profile, TraceFormat };
@@ -14,6 +15,9 @@ export interface PageLike {
   evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<R>;
   addInitScript<A>(script: (arg: A) => unknown, arg?: A): Promise<void>;
   url(): string;
+  /** Page events ('console', 'pageerror', 'framenavigated', 'close', 'crash'); without it, faults are not watched. */
+  on?(event: string, listener: (...args: any[]) => void): unknown;
+  mainFrame?(): unknown;
 }
 
 /** Options shared by the calls that reach the module. */
@@ -28,12 +32,37 @@ export const DEFAULT_MODULE: string;
 export function adviceFor(message: string): string | null;
 
 /**
- * Makes the page start its module with `config` as Module.wasmtraceConfig
- * (it wins over the page's own). Call before page.goto.
+ * Makes the page start its module with `config`, set by an init script (never
+ * in the URL) as Module.wasmtraceConfig (it wins over the page's own) and as
+ * globalThis.wasmtraceConfig (read by -sMODULARIZE builds, whose Module is the
+ * factory's argument). Call before page.goto. Also starts watchPage(page).
  */
 export function configure(page: PageLike, config: WasmtraceConfig): Promise<void>;
-/** `url` with the config in its `wasmtrace` query parameter (for -sMODULARIZE builds). */
+/**
+ * `url` with the config in its `wasmtrace` query parameter: the untrusted
+ * source, and limited in size by the request line (prefer configure()).
+ */
 export function withConfig(url: string, config: WasmtraceConfig | string): string;
+
+/** The reason inside Emscripten's "Aborted(<reason>)", or null. */
+export function abortReason(text: string): string | null;
+
+export interface PageWatch {
+  /** The first fault ('aborted', 'navigated', 'closed', 'crashed'), or null. */
+  fault: WasmtraceError | null;
+  /** Rejects with the first fault. */
+  failed: Promise<never>;
+  /** Rejects when the page navigated away, closed or crashed. */
+  gone: Promise<never>;
+}
+
+/**
+ * Watches the page (once per page) for the faults that end a recording: the
+ * wasm runtime aborting, the page closing or crashing, and, once
+ * waitForWasmtrace() saw the module ready, a navigation of the main frame to
+ * another document. The waits reject with the fault at once.
+ */
+export function watchPage(page: PageLike): PageWatch;
 
 export interface SessionStatus {
   id: number;
@@ -48,6 +77,10 @@ export interface PageStatus {
   status: 'no-module' | 'no-api' | 'not-initialized' | 'ready';
   configError: string | null;
   sessions: SessionStatus[];
+  /** Module.wasmtrace.aborted: what happened once the wasm runtime aborted, else null. */
+  aborted: string | null;
+  /** The page's crossOriginIsolated. */
+  isolated: boolean;
 }
 
 /** The state of wasmtrace in the page now. */
@@ -55,7 +88,10 @@ export function status(page: PageLike, options?: ModuleOption): Promise<PageStat
 
 /**
  * Waits until Module.wasmtrace is usable. Rejects with a WasmtraceError
- * ('not-isolated', 'no-module', 'no-api', 'not-initialized', 'busy').
+ * ('not-isolated', 'no-module', 'no-api', 'not-initialized', 'busy', or a
+ * fault: 'aborted', 'closed', 'crashed', 'page-error'). onProgress reports
+ * the last status the page gave; 'busy' only once a probe has waited the
+ * busy threshold (max(2 s, timeoutMs / 4)).
  */
 export function waitForWasmtrace(page: PageLike, options?: ModuleOption & {
   timeoutMs?: number;
@@ -68,13 +104,16 @@ export function startSession(page: PageLike, config?: WasmtraceSessionConfig, op
 
 /**
  * Waits until the sessions stop by themselves, `until` (a JS expression) is
- * true in the page, or durationMs pass; timeoutMs bounds it all.
+ * true in the page, or durationMs pass; timeoutMs bounds it all. Rejects at
+ * once with the page's fault ('aborted', 'navigated', 'closed', 'crashed').
  */
 export function waitForSessions(page: PageLike, options?: ModuleOption & {
   until?: string;
   durationMs?: number;
   timeoutMs?: number;
   progressMs?: number;
+  /** How long a probe waits before progress says busy (default 2000 ms). */
+  busyAfterMs?: number;
   onProgress?: (p: { elapsedMs: number; busy: boolean; status: PageStatus | null }) => void;
 }): Promise<{ reason: 'sessions' | 'until' | 'duration' | 'timeout'; status: PageStatus | null }>;
 
@@ -100,7 +139,12 @@ export interface CollectedTrace {
   parseError?: string;
 }
 
-/** Stops the sessions (all, or the named ones / ids) and brings their traces back. */
+/**
+ * Stops the sessions (all, or the named ones / ids) and brings their traces
+ * back. After the runtime aborted, sessions that had stopped still bring
+ * their traces, the others fail with the abort's message; rejects when the
+ * page navigated away, closed or crashed.
+ */
 export function collectTraces(page: PageLike, options?: ModuleOption & {
   sessions?: string | number | Array<string | number>;
   outDir?: string;

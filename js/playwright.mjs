@@ -63,30 +63,44 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 /**
  * Makes the page start its module with `config` (the config blob, an object).
- * Call before page.goto. The config becomes Module.wasmtraceConfig, the
- * source the C side reads first, even when the page defines its own Module
- * object later (`var Module = {...}`) or sets its own wasmtraceConfig: the
- * caller's config wins. For -sMODULARIZE builds, which take Module as a
- * factory argument, pass the config in the URL instead (withConfig).
+ * Call before page.goto. The config never travels in the URL (a config of a
+ * few KiB would not fit in a request line): an init script sets it before
+ * any script of the page runs, in two places:
+ *   - Module.wasmtraceConfig, the source the C side reads first, even when
+ *     the page defines its own Module object later (`var Module = {...}`) or
+ *     sets its own wasmtraceConfig: the caller's config wins;
+ *   - globalThis.wasmtraceConfig, which the C side reads when the Module
+ *     object has no wasmtraceConfig: this is how the config reaches
+ *     -sMODULARIZE builds, whose Module object is the factory's argument
+ *     (there a wasmtraceConfig the page passes to the factory itself wins).
+ * It also starts watching the page for faults (watchPage).
  */
 export async function configure(page, config) {
   if (!config || !Array.isArray(config.sessions)) {
     throw new WasmtraceError('bad-config', 'wasmtrace: configure(page, config) needs a config blob: { sessions: [...] }');
   }
+  watchPage(page);
   await page.addInitScript((cfg) => {
-    const patch = (m) => {
-      if (m && (typeof m === 'object' || typeof m === 'function')) {
-        try {
-          Object.defineProperty(m, 'wasmtraceConfig', {
-            configurable: true,
-            enumerable: true,
-            get: () => cfg,
-            set: (v) => { m.wasmtracePageConfig = v; }, // the page's own, overridden
-          });
-        } catch (e) { /* frozen object: nothing to do */ }
+    // The caller's config, whatever the page assigns; the page's own value
+    // is kept beside it (wasmtracePageConfig).
+    const pin = (target) => {
+      try {
+        Object.defineProperty(target, 'wasmtraceConfig', {
+          configurable: true,
+          enumerable: true,
+          get: () => cfg,
+          set: (v) => { target.wasmtracePageConfig = v; },
+        });
+        return true;
+      } catch (e) {
+        return false; // a frozen object: nothing to do
       }
+    };
+    const patch = (m) => {
+      if (m && (typeof m === 'object' || typeof m === 'function')) pin(m);
       return m;
     };
+    pin(globalThis);
     let current = patch(globalThis.Module);
     // `var Module = {...}` in a classic script keeps this accessor and
     // assigns through it.
@@ -99,77 +113,227 @@ export async function configure(page, config) {
   }, config);
 }
 
-/** `url` with the config in its `wasmtrace` query parameter. */
+/**
+ * `url` with the config in its `wasmtrace` query parameter. The URL is the
+ * one source a page treats as untrusted (anyone can send a link), and a
+ * request line has a size limit (HTTP 431 beyond ~16 KiB): prefer configure().
+ */
 export function withConfig(url, config) {
   const u = new URL(url);
   u.searchParams.set('wasmtrace', typeof config === 'string' ? config : JSON.stringify(config));
   return u.href;
 }
 
+// ---- faults: an aborted runtime, a page that navigates, closes or crashes ----
+//
+// Each wait below races against the page's faults, so that a dead page ends
+// the wait at once with a message naming what happened, instead of a
+// timeout that blames a busy main thread (or a raw evaluation error).
+
+const watches = new WeakMap();
+
+/** The reason inside Emscripten's "Aborted(<reason>)", or null. */
+export function abortReason(text) {
+  const m = /(?:^|\s)Aborted\((.*?)\)(?=$|[.\s])/.exec(String(text).split('\n')[0]);
+  return m ? m[1] : null;
+}
+
+/** The message of a runtime that aborted, from the shim's own words or Emscripten's. */
+function abortedMessage(reason) {
+  let why = String(reason).replace(/^wasmtrace: /, '').replace(/^the wasm runtime aborted: /, '');
+  why = abortReason(why) ?? why; // "Aborted(OOM)" -> "OOM"
+  if (!why) why = 'abort() was called (no reason given)';
+  return `wasmtrace: the app aborted: ${why} (the wasm runtime stopped, so sessions that were still ` +
+    "recording cannot finish; the page's console says what led to it)";
+}
+
+// Evaluation errors that mean "this document is gone", not "the call is wrong".
+const GONE = /Execution context was destroyed|navigat|Target (page, context or browser )?(has been )?closed|Page crashed|has been closed|Frame was detached/i;
+
 /**
- * The state of wasmtrace in the page: { status, configError, sessions }.
- * status: 'no-module' (no Module object), 'no-api' (Module.wasmtrace missing:
- * the app is not linked with wasmtrace), 'not-initialized' (the runtime has
- * not started yet) or 'ready'. sessions: the startup sessions plus those
- * started with startSession(), each { id, name, output, state, error, stats }.
+ * Starts watching `page` (once; configure() and waitForWasmtrace() call it)
+ * for the faults that end a recording: the wasm runtime aborting ("Aborted("
+ * on the console, an uncaught "Aborted(" error, Module.wasmtrace.aborted),
+ * the page closing or crashing, and, once waitForWasmtrace() has seen the
+ * module ready, the main frame navigating to another document. Returns
+ * { fault, failed, gone }: fault is the first WasmtraceError ('aborted',
+ * 'navigated', 'closed', 'crashed') or null; failed rejects with any of them,
+ * gone only with the last three. Pages without on() (stand-ins) are not
+ * watched.
+ */
+export function watchPage(page) {
+  let w = watches.get(page);
+  if (w) return w;
+  let failAny;
+  let failGone;
+  w = { fault: null, token: null };
+  w.failed = new Promise((_, no) => { failAny = no; });
+  w.gone = new Promise((_, no) => { failGone = no; });
+  w.failed.catch(() => {});
+  w.gone.catch(() => {});
+  w.fail = (code, message) => {
+    if (w.fault && w.fault.code !== 'aborted') return;
+    const e = new WasmtraceError(code, message);
+    if (code !== 'aborted') failGone(e);
+    else if (w.fault) return;
+    w.fault = e;
+    failAny(e);
+  };
+  watches.set(page, w);
+  if (typeof page.on !== 'function') return w;
+  page.on('console', (m) => {
+    const text = m.text();
+    if (/^\s*Aborted\(/.test(text)) w.fail('aborted', abortedMessage(abortReason(text)));
+  });
+  page.on('pageerror', (e) => {
+    const reason = abortReason(e && e.message);
+    if (reason !== null) w.fail('aborted', abortedMessage(reason));
+  });
+  page.on('close', () => w.fail('closed', 'wasmtrace: the page was closed before its sessions stopped ' +
+    '(their traces lived in the page and are lost)'));
+  page.on('crash', () => w.fail('crashed', 'wasmtrace: the page crashed (its renderer process died, e.g. out of ' +
+    'memory) before its sessions stopped; their traces are lost'));
+  page.on('framenavigated', (frame) => {
+    if (!w.token || w.fault || (typeof page.mainFrame === 'function' && frame !== page.mainFrame())) return;
+    // Same-document navigations (pushState, #hash) keep the module: ask the
+    // document whether it is still the one that was ready.
+    const url = frame.url();
+    const check = page.evaluate(`globalThis.wasmtraceWatchToken === ${JSON.stringify(w.token)}`);
+    within(check, 10000, null).then((same) => same === false, (e) => GONE.test(String(e && e.message))).then((away) => {
+      if (away) {
+        w.fail('navigated', `wasmtrace: the page navigated away to ${url} before its sessions stopped: their traces ` +
+          'lived in the old page and are lost. Stop the sessions before the app navigates (--wait-for, ' +
+          '--duration, or durationMs in the config).');
+      }
+    });
+  });
+  return w;
+}
+
+/** Marks the current document as the one to keep (navigation from it is a fault). */
+async function arm(page, w) {
+  if (w.token || typeof page.on !== 'function') return;
+  const token = `wt-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await within(page.evaluate(`globalThis.wasmtraceWatchToken = ${JSON.stringify(token)}`), 10000, null);
+    w.token = token;
+  } catch {
+    // The document went away while we armed: the next wait will see it.
+  }
+}
+
+/** `promise`, or the page's first fault (`which`: 'failed' or 'gone'), whichever comes first. */
+function guarded(w, promise, which = 'failed') {
+  return Promise.race([promise, w[which]]);
+}
+
+/**
+ * A probe of the page: resolves with its value, or with `none` when the
+ * document went away under it (a navigation while loading). Other errors
+ * (a --module expression that throws) become one WasmtraceError line.
+ */
+async function probe(promise, none = null) {
+  try {
+    return await promise;
+  } catch (e) {
+    const text = String((e && e.message) || e);
+    if (GONE.test(text)) {
+      await sleep(100);
+      return none;
+    }
+    throw new WasmtraceError('page-error', `wasmtrace: evaluating in the page failed: ${text.split('\n')[0]}`);
+  }
+}
+
+/**
+ * The state of wasmtrace in the page: { status, configError, sessions,
+ * aborted, isolated }. status: 'no-module' (no Module object), 'no-api'
+ * (Module.wasmtrace missing: the app is not linked with wasmtrace),
+ * 'not-initialized' (the runtime has not started yet) or 'ready'. sessions:
+ * the startup sessions plus those started with startSession(), each { id,
+ * name, output, state, error, stats }. aborted: Module.wasmtrace.aborted (a
+ * string once the wasm runtime aborted, else null). isolated: the page's
+ * crossOriginIsolated.
  */
 export function status(page, { module } = {}) {
   return inPage(page, module, (M) => {
-    if (!M) return { status: 'no-module', configError: null, sessions: [] };
-    if (!M.wasmtrace) return { status: 'no-api', configError: null, sessions: [] };
+    const isolated = globalThis.crossOriginIsolated;
+    if (!M) return { status: 'no-module', configError: null, sessions: [], aborted: null, isolated };
+    if (!M.wasmtrace) return { status: 'no-api', configError: null, sessions: [], aborted: null, isolated };
+    let aborted = null;
+    try {
+      aborted = typeof M.wasmtrace.aborted === 'string' ? M.wasmtrace.aborted : null;
+    } catch {
+      // A shim older than Module.wasmtrace.aborted, or a throwing getter.
+    }
     let list;
     try {
       list = M.wasmtrace.getStartupSessions();
     } catch {
-      return { status: 'not-initialized', configError: null, sessions: [] };
+      return { status: 'not-initialized', configError: null, sessions: [], aborted, isolated };
     }
     const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
     return {
       status: 'ready',
       configError: M.wasmtrace.configError,
-      sessions: all.map((s) => ({ id: s.id, name: s.name, output: s.output, state: s.state, error: s.error, stats: s.stats() })),
+      aborted,
+      isolated,
+      // stats() allocates in the wasm heap: not after an abort (the heap's
+      // lock may be held forever).
+      sessions: all.map((s) => ({ id: s.id, name: s.name, output: s.output, state: s.state, error: s.error, stats: aborted ? {} : s.stats() })),
     };
   });
 }
+
+const NOT_ISOLATED = (url) => `wasmtrace: the page ${url} is not cross-origin isolated, so ` +
+  'SharedArrayBuffer and pthreads are unavailable. Serve it with the headers ' +
+  "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' " +
+  '(wasmtrace record <build dir> serves a directory with them).';
 
 /**
  * Waits until the page's module is initialized and Module.wasmtrace usable.
  * Throws a WasmtraceError whose code says what went wrong and whose message
  * says what to do: 'not-isolated', 'no-module', 'no-api', 'not-initialized',
- * 'busy' (the main thread never came back to its event loop).
+ * 'busy' (the main thread never came back to its event loop), or a fault of
+ * the page (watchPage): 'aborted', 'closed', 'crashed'. From then on, a
+ * navigation of the page to another document is a fault ('navigated') for
+ * waitForSessions and collectTraces.
  * @returns the status() at that point
  */
 export async function waitForWasmtrace(page, { timeoutMs = 30000, module, onProgress } = {}) {
   const t0 = Date.now();
-  const isolated = await within(page.evaluate(() => globalThis.crossOriginIsolated), timeoutMs, null);
-  if (isolated === false) {
-    throw new WasmtraceError('not-isolated', `wasmtrace: the page ${page.url()} is not cross-origin isolated, so ` +
-      'SharedArrayBuffer and pthreads are unavailable. Serve it with the headers ' +
-      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' " +
-      '(wasmtrace record <build dir> serves a directory with them).');
-  }
+  const w = watchPage(page);
   // `answered`: the last status the page gave. The main thread counts as
   // busy only when a probe has waited longer than busyAfterMs: on a loaded
   // machine an idle page can take a while to answer, and that is no reason
-  // to blame the app.
+  // to blame the app (nor is one slow probe: the last answer stands).
   const busyAfterMs = Math.max(2000, timeoutMs / 4);
-  let answered = isolated === null ? null : { status: 'no-module' };
+  let answered = null;
   let pending = null;
   let pendingSince = 0;
+  const busy = () => pending !== null && Date.now() - pendingSince >= busyAfterMs;
   while (Date.now() - t0 < timeoutMs) {
     if (!pending) {
       pendingSince = Date.now();
-      pending = status(page, { module }).then((s) => { pending = null; return s; }, (e) => { pending = null; throw e; });
+      const p = probe(status(page, { module }));
+      pending = p;
+      p.then(() => { if (pending === p) pending = null; }, () => { if (pending === p) pending = null; });
     }
-    const s = await within(pending, 250, null);
+    const s = await guarded(w, within(pending, 250, null));
     if (s) {
       answered = s;
-      if (s.status === 'ready') return s;
+      if (s.isolated === false) throw new WasmtraceError('not-isolated', NOT_ISOLATED(page.url()));
+      if (s.aborted) throw new WasmtraceError('aborted', abortedMessage(s.aborted));
+      if (s.status === 'ready') {
+        await arm(page, w);
+        if (w.fault) throw w.fault;
+        return s;
+      }
       await sleep(50);
     }
-    onProgress?.({ elapsedMs: Date.now() - t0, status: s ? s.status : 'busy' });
+    onProgress?.({ elapsedMs: Date.now() - t0, status: busy() ? 'busy' : answered ? answered.status : 'no-module' });
   }
-  const last = !answered || (pending && Date.now() - pendingSince >= busyAfterMs) ? { status: 'busy' } : answered;
+  const last = !answered || busy() ? { status: 'busy' } : answered;
   const secs = (timeoutMs / 1000).toFixed(0);
   const messages = {
     'no-module': `no Module object (${module || DEFAULT_MODULE}) appeared in ${secs} s: is this the app's page, ` +
@@ -203,24 +367,38 @@ const LIVE = new Set(['starting', 'running', 'stopping']);
  * failed, or `until` (a JS expression in the page) is true, or durationMs
  * have passed since the call. Resolves with { reason: 'sessions' | 'until' |
  * 'duration' | 'timeout', status }. onProgress gets the latest status about
- * once per progressMs (and { busy: true } while the main thread is busy).
+ * once per progressMs, with busy: true once a probe has waited busyAfterMs
+ * (default 2 s) for the main thread. Rejects at once with the page's fault
+ * (watchPage): 'aborted', 'navigated', 'closed', 'crashed'.
  */
-export async function waitForSessions(page, { until, durationMs, timeoutMs = 60000, module, onProgress, progressMs = 1000 } = {}) {
+export async function waitForSessions(page, {
+  until, durationMs, timeoutMs = 60000, module, onProgress, progressMs = 1000, busyAfterMs = 2000,
+} = {}) {
   const t0 = Date.now();
+  const w = watchPage(page);
   let lastProgress = 0;
   let s = null;
   let pending = null;
+  let pendingSince = 0;
   const untilSrc = until ? `(() => { try { return !!(${until}); } catch (e) { return false; } })()` : null;
   for (;;) {
+    if (w.fault) throw w.fault;
     const elapsed = Date.now() - t0;
     if (durationMs !== undefined && elapsed >= durationMs) return { reason: 'duration', status: s };
     if (elapsed >= timeoutMs) return { reason: 'timeout', status: s };
-    pending ??= Promise.all([status(page, { module }), untilSrc ? page.evaluate(untilSrc) : false])
-      .finally(() => { pending = null; });
-    const got = await within(pending, 250, null);
+    if (!pending) {
+      pendingSince = Date.now();
+      const p = probe(Promise.all([status(page, { module }), untilSrc ? page.evaluate(untilSrc) : false]));
+      pending = p;
+      p.then(() => { if (pending === p) pending = null; }, () => { if (pending === p) pending = null; });
+    }
+    const got = await guarded(w, within(pending, 250, null));
     if (got) {
       const [st, signal] = got;
       s = st;
+      if (s.aborted) throw new WasmtraceError('aborted', abortedMessage(s.aborted));
+      // Called without waitForWasmtrace: this ready document is the one to keep.
+      if (s.status === 'ready' && !w.token) await arm(page, w);
       if (signal) return { reason: 'until', status: s };
       if (s.status === 'ready' && s.sessions.length && s.sessions.every((x) => !LIVE.has(x.state))) {
         return { reason: 'sessions', status: s };
@@ -228,7 +406,8 @@ export async function waitForSessions(page, { until, durationMs, timeoutMs = 600
     }
     if (onProgress && Date.now() - lastProgress >= progressMs) {
       lastProgress = Date.now();
-      onProgress({ elapsedMs: Date.now() - t0, busy: !got, status: s });
+      const busy = pending !== null && Date.now() - pendingSince >= busyAfterMs;
+      onProgress({ elapsedMs: Date.now() - t0, busy, status: s });
     }
     if (got) await sleep(100);
   }
@@ -247,14 +426,27 @@ function uniqueName(name, used) {
  * stops the chosen sessions of Module M (startup sessions and those started
  * with startSession; all when `names` is null) at once and returns, per
  * session, { id, name, output, state, error, stats, stopMs, type, base64 }.
+ * After the wasm runtime aborted (`aborted`, or Module.wasmtrace.aborted),
+ * it stops nothing and allocates nothing: sessions that had stopped bring
+ * their trace, the others fail with the abort's message.
  * It runs in the page, so it uses nothing from this module.
  */
-async function collectInPage(M, names) {
+async function collectInPage(M, { names, aborted }) {
   const toBase64 = (bytes) => {
     let out = '';
     for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     return btoa(out);
   };
+  if (!M || !M.wasmtrace) {
+    throw new Error('there is no Module.wasmtrace in the page now (did it navigate away? does --module / { module } ' +
+      'name the Module object?)');
+  }
+  let dead = aborted;
+  try {
+    if (typeof M.wasmtrace.aborted === 'string') dead = M.wasmtrace.aborted;
+  } catch {
+    // A shim without Module.wasmtrace.aborted.
+  }
   const list = M.wasmtrace.getStartupSessions();
   const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
   const chosen = names ? all.filter((s) => names.indexOf(s.name) >= 0 || names.indexOf(s.id) >= 0) : all;
@@ -262,16 +454,17 @@ async function collectInPage(M, names) {
     const r = { id: s.id, name: s.name, output: s.output };
     const t0 = performance.now();
     try {
+      if (dead && s.state !== 'stopped') throw new Error(dead);
       if (s.state !== 'failed') await s.stop();
       r.stopMs = performance.now() - t0;
       const blob = s.getTraceBlob();
       r.type = blob.type;
       r.base64 = toBase64(new Uint8Array(await blob.arrayBuffer()));
     } catch (e) {
-      r.error = s.error || String(e.message || e);
+      r.error = (dead && s.state !== 'stopped' ? null : s.error) || String(e.message || e);
     }
     r.state = s.state;
-    r.stats = s.stats();
+    r.stats = dead ? {} : s.stats();
     return r;
   }));
 }
@@ -281,11 +474,27 @@ async function collectInPage(M, names) {
  * traces back. Each result: { id, name, output, state, error, advice, stats,
  * stopMs, bytes (Buffer), type, file (when outDir is given), profile (parsed,
  * when parse is true), parseError }. A failed session comes back with its
- * error rather than throwing.
+ * error rather than throwing. After the runtime aborted, the sessions that
+ * had stopped still come back with their traces, the others with the
+ * abort's message. Rejects with the page's fault when the page navigated
+ * away, closed or crashed (watchPage).
  */
 export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000 } = {}) {
-  const run = inPage(page, module, collectInPage, sessions ? [].concat(sessions) : null);
-  const raw = await within(run, timeoutMs, null);
+  const w = watchPage(page);
+  if (w.fault && w.fault.code !== 'aborted') throw w.fault;
+  const aborted = w.fault ? w.fault.message.replace(/^wasmtrace: /, '') : null;
+  const run = inPage(page, module, collectInPage, { names: sessions ? [].concat(sessions) : null, aborted });
+  let raw;
+  try {
+    raw = await guarded(w, within(run, timeoutMs, null), 'gone');
+  } catch (e) {
+    if (e instanceof WasmtraceError) throw e;
+    // The document went away under the call: wait a moment for the watch
+    // to say where it went.
+    const text = String((e && e.message) || e);
+    if (GONE.test(text)) await within(w.gone, 10000, null).catch((fault) => { throw fault; });
+    throw new WasmtraceError('page-error', `wasmtrace: collecting the traces failed: ${text.split('\n')[0]}`);
+  }
   if (!raw) {
     throw new WasmtraceError('busy', `wasmtrace: stopping the sessions did not complete in ${(timeoutMs / 1000).toFixed(0)} s: ` +
       "the page's main thread must return to its event loop to write the traces");

@@ -3,6 +3,10 @@ import type { Profile } from '../lib/index.js';
 
 export type WasmtraceErrorCode =
   | 'bad-config' | 'not-isolated' | 'no-module' | 'no-api' | 'not-initialized' | 'busy'
+  /** The page's faults (watchPage): the wasm runtime aborted, the page left, closed or crashed. */
+  | 'aborted' | 'navigated' | 'closed' | 'crashed'
+  /** An evaluation in the page failed (e.g. a module expression that throws). */
+  | 'page-error'
   | 'no-thread' | 'no-interval' | 'assert-ran' | 'assert-time';
 
 /** An error with a code to check and a message that says what to do. */

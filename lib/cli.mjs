@@ -8,7 +8,7 @@ import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
 import {
-  adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, withConfig, WasmtraceError,
+  adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError,
 } from '../js/playwright.mjs';
 // The browser driver (playwright-core) is imported by `record` only: --help,
 // --version and `report` work without it (a checkout without node_modules).
@@ -32,14 +32,18 @@ stops the wasmtrace sessions and writes each trace to --out.
     --interval <duration>    sampling interval, e.g. 1ms, 250us
     --format <name>          chrome (default), firefox or folded
     The presets apply to every session of --config. The config reaches the
-    page as Module.wasmtraceConfig (it wins over the page's own) and as the
-    'wasmtrace' URL parameter (for -sMODULARIZE builds).
+    page before its scripts run, as Module.wasmtraceConfig (it wins over the
+    page's own) and as globalThis.wasmtraceConfig (for -sMODULARIZE builds);
+    never in the URL.
   when to stop (first that happens):
     --wait-for <js expr>     when this expression is true in the page
     --duration <duration>    this long after the page started loading
     (always) when every session has stopped by itself (durationMs)
     --timeout <duration>     give up waiting (default 60s; exit status 1,
                              traces are still written)
+    It ends at once (exit status 1) when the app aborts (the traces of
+    sessions that had stopped are still written) or the page navigates
+    away, closes or crashes (the traces are lost).
   page and browser:
     --page <path>            page inside the directory (default index.html)
     --module <js expr>       where the Emscripten Module object is
@@ -139,7 +143,38 @@ function evidence(consoleLines) {
   return consoleLines.filter((l) => wanted.test(l) && !/Failed to load resource/.test(l) && !seen.has(l) && seen.add(l)).slice(-8);
 }
 
-function summarizeSession(r, { top, cwd }) {
+const count = (n) => (Number.isFinite(Number(n)) && Number(n) > 0 ? Number(n) : 0);
+
+/**
+ * Lines about the limits a recording hit, each with what to do: threads the
+ * registry refused, samples and events dropped for want of room. `stats` is
+ * the trace's stats record (profile.stats), `live` the page's
+ * session.stats() (either may be missing or older, without some counts).
+ */
+export function limitNotes(stats, live) {
+  const s = stats && typeof stats === 'object' ? stats : {};
+  const l = live && typeof live === 'object' ? live : {};
+  const d = s.dropped && typeof s.dropped === 'object' ? s.dropped : {};
+  const notes = [];
+  const refused = Math.max(count(d.threadsNotRegistered), count(s.threadsRefused), count(l.threadsRefused));
+  if (refused) {
+    notes.push(`${refused} thread(s) were not recorded: the thread registry was full (its limit, WT_MAX_THREADS, counts ` +
+      "every thread that ran wasmtrace code in the page's life). Their samples and events are not in this trace: " +
+      'reuse threads (a pool) instead of starting one per task (docs/GUIDE.md, Limitations)');
+  }
+  const full = Math.max(count(d.bufferFull), count(l.samplesDroppedBufferFull));
+  if (full) {
+    notes.push(`${full} sample(s) dropped because the session's buffer was full: raise maxBufferKB in the config ` +
+      '(or whenFull: "ring" keeps the newest data instead of the first)');
+  }
+  const events = Math.max(count(d.events), count(l.eventsDropped));
+  if (events) {
+    notes.push(`${events} event(s) dropped because a buffer was full: raise maxBufferKB, or record fewer categories`);
+  }
+  return notes;
+}
+
+export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   const lines = [];
   const st = r.stats || {};
   const where = r.file ? shown(r.file, cwd) : '(not written)';
@@ -153,6 +188,7 @@ function summarizeSession(r, { top, cwd }) {
   lines.push(`  ${st.threads ?? p?.threads.length ?? '?'} threads, ${st.samplesWritten ?? '?'} samples ` +
     `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full, ${st.samplesDroppedTornStack ?? 0} torn), ` +
     `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
+  for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;
@@ -216,21 +252,23 @@ async function record(positionals, v, io) {
   }
   const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
   let browser = null;
+  let page = null;
   const consoleLines = [];
   const failed = [];
   try {
     browser = await launch({ executablePath: v.chromium, logPageErrors: false });
-    const page = await browser.newPage();
+    page = await browser.newPage();
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`[page error] ${e.message}`));
     page.on('response', (r) => {
       if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${r.status()} ${r.url()}`);
     });
     let url = target.url ?? server.url + target.page.replace(/^\/+/, '');
+    watchPage(page);
     if (config) {
       await configure(page, config);
-      url = withConfig(url, config);
-      progress(`config: ${JSON.stringify(config)}`);
+      const text = JSON.stringify(config);
+      progress(`config: ${text.length <= 400 ? text : `${config.sessions.length} session(s), ${kib(text.length)} of JSON`}`);
     }
     progress(`loading ${url.split('?')[0]}`);
     const navStart = Date.now();
@@ -281,10 +319,11 @@ async function record(positionals, v, io) {
         module: v.module,
         onProgress: ({ elapsedMs, busy, status }) => {
           const t = secs(Date.now() - navStart);
-          if (busy || !status) {
+          if (busy) {
             progress(`${t}: the page's main thread is busy (waited ${secs(elapsedMs)})`);
             return;
           }
+          if (!status) return;
           for (const s of status.sessions) {
             progress(`${t}: '${s.name}' ${s.state}, ${s.stats.samplesTaken} samples, ${s.stats.threads} threads, ` +
               `${kib(s.stats.bytesEncoded)} encoded`);
@@ -339,6 +378,17 @@ async function record(positionals, v, io) {
   } catch (e) {
     if (!(e instanceof WasmtraceError)) throw e;
     io.err(`wasmtrace record: ${e.message.replace(/^wasmtrace: /, '')}`);
+    if (e.code === 'aborted' && page) {
+      // What the sessions that had stopped before the abort recorded is
+      // still on the VFS: write it.
+      const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: 10000 }).catch(() => []);
+      const kept = results.filter((r) => r.file);
+      if (kept.length) {
+        io.out('');
+        io.out(`wasmtrace record: ${kept.length} trace(s) of sessions that stopped before the abort`);
+        for (const r of kept) io.out(summarizeSession(r, { top, cwd: process.cwd() }).join('\n'));
+      }
+    }
     const ev = evidence(consoleLines);
     const pool = ev.find((l) => /thread pool is exhausted|pthread pool/i.test(l));
     if (pool && e.code !== 'no-sessions') io.err(`what to do: ${adviceFor(pool)}`);
@@ -364,6 +414,11 @@ function report(positionals, v, io) {
   }
   const top = v.top !== undefined ? Number(v.top) : 10;
   io.out(textReport(profile, { top, thread: v.thread, title: `wasmtrace report: ${file}` }));
+  const notes = limitNotes(profile.stats);
+  if (notes.length) {
+    io.out('');
+    for (const note of notes) io.out(`limit: ${note}`);
+  }
   if (v.html) {
     writeFileSync(v.html, htmlReport(profile, { title: `wasmtrace report: ${basename(file)}`, file }));
     io.out('');
@@ -427,7 +482,8 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);
       return 2;
     }
-    io.err(`wasmtrace: ${e.message}`);
+    // One line, never a stack or a driver's call log.
+    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0]}`);
     return 1;
   }
 }

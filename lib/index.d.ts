@@ -94,6 +94,8 @@ export function reportData(profile: Profile, options?: { title?: string; file?: 
 /**
  * Serves a directory on 127.0.0.1 with the cross-origin isolation headers
  * (COOP/COEP) that pages using pthreads need. port 0 picks a free one.
+ * Only files whose real path is under `dir` (or under one of linksInto) are
+ * served, and only to requests for the server's own host (DNS rebinding).
  */
-export function serve(dir: string, options?: { port?: number; host?: string; quiet?: boolean }):
+export function serve(dir: string, options?: { port?: number; host?: string; quiet?: boolean; linksInto?: string[] }):
   Promise<{ url: string; port: number; close(): Promise<void> }>;

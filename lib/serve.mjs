@@ -1,8 +1,20 @@
 // A small static file server for wasmtrace pages: serves a directory on
 // 127.0.0.1 with the cross-origin isolation headers that pthreads
 // (SharedArrayBuffer) need. Also a CLI: node lib/serve.mjs DIR [PORT]
+//
+// It serves the files under its root and nothing else, to nobody but pages
+// of its own origin:
+//   - a path that leaves the root ('..', encoded or not) is not found (404);
+//   - a symlink (or a symlinked directory) whose real path is outside the
+//     root is refused (403): the root's own real path is the boundary (a
+//     program may name other directories links may lead into: linksInto);
+//   - a request whose Host header is not this server's own address
+//     (127.0.0.1:<port>, localhost:<port>) is refused (421): a page of
+//     another site whose name was rebound to 127.0.0.1 (DNS rebinding)
+//     cannot read files through it while `wasmtrace record` runs;
+//   - only GET and HEAD.
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -18,9 +30,66 @@ const TYPES = {
   '.map': 'application/json',
 };
 
-/** Serves `dir`; resolves to { url, port, close() }. */
-export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true } = {}) {
-  const root = resolve(dir);
+/** An HTTP refusal: status and a one-line reason. */
+class Refusal extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const inside = (file, root) => file === root || file.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/** The Host header values that name this server (lower case). */
+function ownHosts(host, port) {
+  const names = new Set([host, '127.0.0.1', 'localhost']);
+  if (host === '::1' || host === '::') names.add('[::1]');
+  const out = new Set();
+  for (const n of names) out.add(`${(n.includes(':') && !n.startsWith('[') ? `[${n}]` : n).toLowerCase()}:${port}`);
+  return out;
+}
+
+/**
+ * The real path of the file that `urlPath` names under `root` (a real
+ * path), or a Refusal. Directories resolve to their index.html. A real path
+ * must be under the root or one of `also` (real paths).
+ */
+async function fileFor(root, urlPath, also) {
+  let path;
+  try {
+    path = decodeURIComponent(urlPath);
+  } catch {
+    throw new Refusal(400, 'malformed path');
+  }
+  if (path.includes('\0')) throw new Refusal(400, 'malformed path');
+  const file = normalize(join(root, path));
+  if (!inside(file, root)) throw new Refusal(404, 'not found');
+  const real = async (f) => {
+    let r;
+    try {
+      r = await realpath(f);
+    } catch (e) {
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR' || e.code === 'ELOOP') throw new Refusal(404, 'not found');
+      throw e;
+    }
+    if (!inside(r, root) && !also.some((d) => inside(r, d))) throw new Refusal(403, 'outside the served directory');
+    return r;
+  };
+  let r = await real(file);
+  if ((await stat(r)).isDirectory()) r = await real(join(r, 'index.html'));
+  return r;
+}
+
+/**
+ * Serves `dir`; resolves to { url, port, close() }. linksInto: directories
+ * outside `dir` that symlinks inside it may lead to (default none).
+ */
+export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, linksInto = [] } = {}) {
+  // The boundary is the root's real path: a root given through a symlink
+  // still serves its own files.
+  const root = await realpath(resolve(dir));
+  const also = await Promise.all(linksInto.map((d) => realpath(resolve(d))));
+  let hosts = null;
   const server = createServer(async (req, res) => {
     const headers = {
       'Cross-Origin-Opener-Policy': 'same-origin',
@@ -29,18 +98,20 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true } 
       'Cache-Control': 'no-store',
     };
     try {
-      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-      let file = normalize(join(root, path));
-      if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      if (!hosts.has(String(req.headers.host || '').toLowerCase())) {
+        throw new Refusal(421, 'this server answers only requests for its own address');
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new Refusal(405, 'only GET and HEAD');
+      const file = await fileFor(root, new URL(req.url, 'http://x').pathname, also);
       const body = await readFile(file);
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(file)] || 'application/octet-stream' });
-      res.end(body);
+      res.end(req.method === 'HEAD' ? undefined : body);
       if (!quiet) console.log(`200 ${req.url}`);
     } catch (e) {
-      res.writeHead(e.code === 'ENOENT' || e.code === 'ENOTDIR' ? 404 : 500, headers);
-      res.end(String(e.code || e.message));
-      if (!quiet) console.log(`404 ${req.url}`);
+      const status = e instanceof Refusal ? e.status : e.code === 'ENOENT' || e.code === 'ENOTDIR' ? 404 : 500;
+      res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(e instanceof Refusal ? e.message : String(e.code || e.message));
+      if (!quiet) console.log(`${status} ${req.url}`);
     }
   });
   await new Promise((ok, fail) => {
@@ -48,10 +119,15 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true } 
     server.listen(port, host, ok);
   });
   const actual = server.address().port;
+  hosts = ownHosts(host, actual);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${host}:${actual}/`,
+    url: `http://${urlHost}:${actual}/`,
     port: actual,
-    close: () => new Promise((ok) => server.close(ok)),
+    close: () => new Promise((ok) => {
+      server.close(() => ok());
+      server.closeAllConnections?.();
+    }),
   };
 }
 

@@ -145,7 +145,7 @@ export async function importWithSpeedscope(traceBytes, { fileName, timeoutMs = 1
   mkdirSync(join(root, 'trace'));
   writeFileSync(join(root, 'trace', fileName), bytes);
 
-  const server = await serve(root);
+  const server = await serve(root, { linksInto: [speedscopeDistDir()] });
   const browser = await launch();
   const consoleLines = [];
   try {

@@ -6,9 +6,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildConfig, main, parseDuration } from '../../lib/cli.mjs';
+import { buildConfig, limitNotes, main, parseDuration, summarizeSession } from '../../lib/cli.mjs';
+import { readProfile } from '../../lib/profile.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-cli-'));
@@ -150,5 +151,39 @@ describe('without node_modules (a plain checkout)', () => {
     const r = cli('record', join(tmp, 'page'));
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^wasmtrace: record needs the browser driver playwright-core \(npm install\)/);
+  });
+});
+
+describe('limits the trace states are shown with what to do', () => {
+  // The golden chrome trace with the counts of a recording that hit limits.
+  const limited = join(tmp, 'limited.json');
+  before(() => {
+    const text = readFileSync(join(root, 'tests/golden/chrome.json'), 'utf8')
+      .replace('"threadsNotRegistered":0', '"threadsNotRegistered":44')
+      .replace('"bufferFull":0', '"bufferFull":7');
+    assert.match(text, /"threadsNotRegistered":44/);
+    writeFileSync(limited, text);
+  });
+
+  test('report names the threads the registry refused, and the samples dropped for want of room', async () => {
+    const r = await run('report', limited);
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /limit: 44 thread\(s\) were not recorded: the thread registry was full .*reuse threads/);
+    assert.match(r.out, /limit: 7 sample\(s\) dropped because the session's buffer was full: raise maxBufferKB/);
+  });
+
+  test('a trace that hit no limit says nothing about limits', async () => {
+    const r = await run('report', join(root, 'tests/golden/chrome.json'));
+    assert.doesNotMatch(r.out, /limit:/);
+  });
+
+  test("record's summary names them too (from the trace, or from the page's stats)", () => {
+    const profile = readProfile(readFileSync(limited));
+    const r = { name: 'startup', state: 'stopped', file: null, bytes: Buffer.alloc(10), stats: { threads: 256 }, profile };
+    const text = summarizeSession(r).join('\n');
+    assert.match(text, /\n {2}limit: 44 thread\(s\) were not recorded/);
+    assert.deepEqual(limitNotes(undefined, undefined), []);
+    assert.match(limitNotes({}, { threadsRefused: 3 })[0], /^3 thread\(s\) were not recorded/);
+    assert.match(limitNotes({ threadsRefused: 2, dropped: {} })[0], /^2 thread\(s\)/);
   });
 });

@@ -1,0 +1,143 @@
+// `wasmtrace record` in headless Chromium on the configs and faults of
+// issue 12:
+//   - a config of 16 KiB (16 sessions, schema-valid) records: the config
+//     reaches the page by an init script, never in the URL (HTTP 431);
+//   - a -sMODULARIZE build gets the config too (globalThis.wasmtraceConfig);
+//   - an app that aborts (during startup, or while recording) and a page
+//     that navigates away end the command at once, exit status 1, with a
+//     message that names what happened (it used to wait ~70 s and blame a
+//     busy main thread, or print a raw TypeError).
+// The apps: tests/cli-apps (faults, faults_modular) and the startup sample.
+// Durations are hang guards only (HANG_GUARD_MS), never measurements.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readProfile } from '../../lib/profile.mjs';
+import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = join(root, 'bin/wasmtrace.mjs');
+const apps = join(wasmBuildDir, 'tests/cli-apps');
+const sample = join(wasmBuildDir, 'samples/startup');
+const out = join(root, `build/record-faults${buildSuffix}`);
+// Each command must end well before the ~70 s the faults used to take
+// (the page's load on a busy machine included).
+const HANG_GUARD_MS = 45000;
+
+/** Runs `wasmtrace ...args`; { status, stdout, stderr, all, hung }. */
+function wasmtrace(...args) {
+  return new Promise((ok) => {
+    execFile(process.execPath, [cli, ...args], { cwd: root, timeout: HANG_GUARD_MS, killSignal: 'SIGKILL', maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        ok({
+          status: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          hung: Boolean(error && error.killed),
+          stdout,
+          stderr,
+          all: `${stdout}\n${stderr}`,
+        });
+      });
+  });
+}
+
+const notHung = (r) => assert.ok(!r.hung, `record did not end within ${HANG_GUARD_MS / 1000} s:\n${r.all}`);
+
+/** A schema-valid config of 16 sessions, every string at its longest: ~16 KiB of JSON. */
+function bigConfig() {
+  const pad = (s, n) => (s + 'x'.repeat(n)).slice(0, n);
+  const sessions = [];
+  for (let i = 0; i < 16; i++) {
+    const n = String(i).padStart(2, '0');
+    sessions.push({
+      name: pad(`session-${n}-`, 63),
+      output: `/traces/${pad(`s${n}-`, 238)}.json.gz`,
+      format: 'chrome',
+      compression: 'gzip',
+      compressionLevel: 1,
+      sampling: { enabled: true, intervalUs: 1000 },
+      categories: Array.from({ length: 15 }, (_, k) => pad(`category-${k}-`, 31)).concat(['*']),
+      counters: { enabled: true, intervalMs: 10 },
+      durationMs: 1500,
+      maxBufferKB: 256,
+      whenFull: 'stop',
+    });
+  }
+  return { $schema: 'https://wasmtrace.dev/schema/config-v1.json', version: 1, sessions };
+}
+
+describe('wasmtrace record: configs and faults', () => {
+  before(() => {
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+    for (const f of [join(apps, 'faults.js'), join(apps, 'faults_modular.js'), join(sample, 'startup.js')]) {
+      if (!existsSync(f)) throw new Error(`${f} is missing: run scripts/build.sh wasm`);
+    }
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  test('a 16-session config of 16 KiB records: the config does not travel in the URL', async () => {
+    const config = bigConfig();
+    const text = JSON.stringify(config);
+    assert.ok(text.length >= 16000, `the config is ${text.length} bytes`);
+    const file = join(out, 'big.json');
+    writeFileSync(file, text);
+    const dir = join(out, 'big');
+    const r = await wasmtrace('record', sample, '--config', file, '--out', dir, '--load-timeout', '40s', '--timeout', '40s');
+    notHung(r);
+    assert.equal(r.status, 0, r.all);
+    assert.doesNotMatch(r.all, /\b431\b/);
+    assert.equal((r.stdout.match(/^session 'session-\d\d-x+': stopped, chrome trace/gm) || []).length, 16, r.stdout);
+    const written = readdirSync(dir);
+    assert.equal(written.length, 16);
+    for (const f of written) assert.ok(readProfile(readFileSync(join(dir, f))).threads.length > 0, f);
+  });
+
+  test('a -sMODULARIZE build gets the config as globalThis.wasmtraceConfig', async () => {
+    const dir = join(out, 'modular');
+    const r = await wasmtrace('record', join(apps, 'modular.html'), '--module', 'window.faultsApp', '--startup', '1s',
+      '--format', 'firefox', '--out', dir, '--load-timeout', '40s', '--timeout', '40s');
+    notHung(r);
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stdout, /session 'startup': stopped, firefox trace/);
+    const p = readProfile(readFileSync(join(dir, 'startup.json.gz')));
+    assert.equal(p.format, 'firefox', 'the --format preset reached the module');
+  });
+
+  test('the app aborts during startup: record ends at once and says the app aborted', async () => {
+    const r = await wasmtrace('record', apps, '--page', 'index.html?abort=startup', '--startup', '20s', '--out', join(out, 'a'));
+    notHung(r);
+    assert.equal(r.status, 1, r.all);
+    assert.match(r.stderr, /wasmtrace record: the app aborted: /);
+    assert.doesNotMatch(r.all, /main thread is busy|did not come back to its event loop|TypeError/);
+  });
+
+  test('the app aborts while recording: record ends at once; a session that had stopped keeps its trace', async () => {
+    const config = {
+      sessions: [
+        { name: 'short', output: '/traces/short.json.gz', durationMs: 200 },
+        { name: 'long', output: '/traces/long.json.gz', durationMs: 20000 },
+      ],
+    };
+    const dir = join(out, 'b');
+    const r = await wasmtrace('record', apps, '--page', 'index.html?abort=3000', '--config', JSON.stringify(config), '--out', dir);
+    notHung(r);
+    assert.equal(r.status, 1, r.all);
+    assert.match(r.stderr, /wasmtrace record: the app aborted: abort\(\) was called/);
+    assert.doesNotMatch(r.all, /main thread is busy|did not come back to its event loop|TypeError/);
+    assert.match(r.stdout, /trace\(s\) of sessions that stopped before the abort/);
+    assert.match(r.stdout, /session 'short': stopped, chrome trace/);
+    assert.ok(readProfile(readFileSync(join(dir, 'short.json.gz'))).threads.length > 0);
+    assert.ok(!existsSync(join(dir, 'long.json.gz')), 'the session the abort cut short has no trace');
+  });
+
+  test('the page navigates away while recording: record ends at once and names where it went', async () => {
+    const r = await wasmtrace('record', apps, '--page', 'index.html?navigate=1500', '--startup', '20s', '--out', join(out, 'c'));
+    notHung(r);
+    assert.equal(r.status, 1, r.all);
+    assert.match(r.stderr, /wasmtrace record: the page navigated away to http:\/\/127\.0\.0\.1:\d+\/away\.html before its sessions stopped/);
+    assert.doesNotMatch(r.all, /TypeError|main thread is busy|at .*\.mjs:\d+/);
+  });
+});
