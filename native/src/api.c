@@ -67,7 +67,8 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     /* Read under the mutex: a worker that gives up (worker.c) stores 2 and
      * then takes the mutex before it fails the sessions in the table, so a
      * session is either failed here or in the table it reads. */
-    snprintf(s->error, sizeof s->error, "%s", wt_status_str(WT_ERR_THREAD));
+    snprintf(s->error, sizeof s->error, "%s",
+             wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
   } else if (wt_session_prealloc(s) != WT_OK) {
