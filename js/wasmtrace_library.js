@@ -32,7 +32,9 @@
 //    last one), PThread.allocateUnusedWorker() (pushes a new Worker),
 //    PThread.loadWasmModuleToWorker(worker, onLoaded) (3.1.6: calls back
 //    on 'loaded'; 3.1.69: ignores the callback and returns a Promise: both
-//    are handled), addOnPreRun (preRun callbacks, run after the module's own
+//    are handled; it sets worker.onmessage, which tells a worker that some
+//    code started loading; 3.1.69 loads every pool worker from its own
+//    preRun, ours too when that runs after ours), addOnPreRun (preRun callbacks, run after the module's own
 //    Module.preRun functions and after the wasm module is instantiated, so
 //    the global `wasmModule` is set), addRunDependency/removeRunDependency
 //    (main() waits for them), and the settings PTHREAD_POOL_SIZE and
@@ -243,11 +245,13 @@ var wasmtraceLibrary = {
         typeof PThread.loadWasmModuleToWorker === 'function' &&
         typeof wasmModule !== 'undefined' && wasmModule instanceof WebAssembly.Module;
     },
-    // Adds one loaded-or-loading worker at the end of the pool (the next
-    // pthread_create takes it); onLoaded (may be null) runs once it is loaded.
+    // Adds one worker at the end of the pool (the next pthread_create takes
+    // it) and loads it; onLoaded (may be null) runs once it is loaded.
     addWorker: function (onLoaded) {
       PThread.allocateUnusedWorker();
-      var worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
+      wasmtracePool.load(PThread.unusedWorkers[PThread.unusedWorkers.length - 1], onLoaded);
+    },
+    load: function (worker, onLoaded) {
       var called = false;
       var loaded = function () {
         if (called) return;
@@ -284,8 +288,21 @@ var wasmtraceLibrary = {
         if (!wasmtracePool.usable() || !wasmtracePool.configPresent()) return;
         addRunDependency('wasmtrace-worker');
         waiting = true;
-        wasmtracePool.addWorker(function () { removeRunDependency('wasmtrace-worker'); });
+        PThread.allocateUnusedWorker();
+        var worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
         wasmtracePool.reserved = true;
+        var done = function () { removeRunDependency('wasmtrace-worker'); };
+        // After every preRun callback: 3.1.69's own preRun loads every
+        // worker of the pool (ours too, if it runs after this one) and main()
+        // waits for it; load ours only if nothing started loading it.
+        Promise.resolve().then(function () {
+          try {
+            if (worker.onmessage) done();
+            else wasmtracePool.load(worker, done);
+          } catch (e) {
+            done();
+          }
+        });
       } catch (e) {
         if (waiting) removeRunDependency('wasmtrace-worker');
         console.warn('wasmtrace: could not add a worker to the pthread pool (' +
