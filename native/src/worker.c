@@ -258,6 +258,41 @@ static void stop_phase(int nsessions, double t) {
   }
 }
 
+/* ---- reclaim thread records ----------------------------------------------- */
+
+/* A session still needs an exited thread's record while it may write that
+ * thread into its output: it sampled the thread or got events from it
+ * (seen), or the thread left a scope open that the session would close as
+ * unfinished when it stops. Sessions that are done encoding need nothing. */
+static int record_needed(const wt_thread *t, uint32_t slot, int nsessions) {
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!s || !active(s) || s->footer_written) continue;
+    if (s->threads && s->threads[slot].seen) return 1;
+    for (uint32_t d = 0; d < WT_MAX_DEPTH; d++)
+      if (t->open[d].id && t->open[d].begin_us >= s->start_us) return 1;
+  }
+  return 0;
+}
+
+/* Frees the records of threads that exited, once their ring is drained
+ * and no session needs them (the worker alone reads records after their
+ * thread exited, so nothing else can be reading one). Runs after the
+ * rings were drained into a table that held every session. */
+static void reclaim_phase(int nsessions) {
+  uint32_t nthreads = wt_registry_count();
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t || !atomic_load_explicit(&t->exited, memory_order_acquire)) continue;
+    if (atomic_load_explicit(&t->ring_read, memory_order_relaxed) !=
+        atomic_load_explicit(&t->ring_write, memory_order_acquire))
+      continue; /* events left: the next drain takes them */
+    if (atomic_load_explicit(&t->ring_dropped, memory_order_relaxed) != t->dropped_seen) continue;
+    if (record_needed(t, slot, nsessions)) continue;
+    wt_registry_reclaim(slot);
+  }
+}
+
 /* ---- sample tick ----------------------------------------------------------- */
 
 /* Copies every live thread's stack once. Returns the number of slots
@@ -533,6 +568,7 @@ void *wt_worker_main(void *arg) {
     if (whole && table_unchanged(hold, nsessions)) {
       stop_phase(nsessions, t);
       drain_rings(nsessions);
+      reclaim_phase(nsessions);
     }
     counters_phase(nsessions, now);
     double next = next_deadline(nsessions, now);
