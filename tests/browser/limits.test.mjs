@@ -1,6 +1,7 @@
 // Limits in headless Chromium: the wasmtrace worker never takes the app's
 // last pthread pool worker (tests/pool: a pool of exactly the app's one
-// thread, -sPTHREAD_POOL_SIZE_STRICT=2).
+// thread, -sPTHREAD_POOL_SIZE_STRICT=2); the session past the id limit is a
+// failed session that says why; stats() states the thread limit.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -77,5 +78,32 @@ describe('the pthread pool', () => {
     assert.match(r.error, /last free pthread pool worker/, r.error);
     // (PThread is on Module in 3.1.6 only.)
     if (r.free !== -1) assert.equal(r.free, 1, 'the app keeps its pool worker');
+  });
+
+  test('the session past the id limit is failed and says why (never "no such session"), and stats() has the thread limit', async () => {
+    const { page } = await open({});
+    const r = await page.evaluate(async () => {
+      const w = Module.wasmtrace;
+      // Config errors take ids like any other session, without a worker.
+      let first = null;
+      for (let i = 0; i < 4095; i++) {
+        const s = w.startSession('{"sampling":{"intervalUs":-1}}');
+        if (i === 0) first = s;
+      }
+      const over = w.startSession({ name: 'one-more', compression: 'none' });
+      let rejected = null;
+      try {
+        await over.stop();
+      } catch (e) {
+        rejected = e.message;
+      }
+      return { state: over.state, error: over.error, rejected, stats: first.stats() };
+    });
+    await page.close();
+    assert.equal(r.state, 'failed');
+    assert.match(r.error, /too many sessions in this page's life: wasmtrace keeps the records of 4095 sessions/);
+    assert.match(r.rejected, /too many sessions in this page's life/);
+    assert.equal(r.stats.threadsLimit, 256);
+    assert.equal(r.stats.threadsRefused, 0);
   });
 });
