@@ -88,8 +88,11 @@ typedef struct wt_session_stats {
 /* Starts the runtime (registry and worker thread) if it is not running.
  * Normally called for you before main() by a constructor, which also starts
  * the startup sessions of the config blob. Idempotent. Main thread only for
- * the first call: the worker takes one slot of the pthread pool, so link with
- * -sPTHREAD_POOL_SIZE=<your threads + 1>. */
+ * the first call. The worker is a pthread: with a config present before
+ * main() the JS shim adds a pool worker for it; otherwise it takes a pool
+ * worker only if one more stays free for the app (with
+ * -sPTHREAD_POOL_SIZE_STRICT=2 it refuses: WT_ERR_THREAD, and sessions fail
+ * naming the -sPTHREAD_POOL_SIZE to set). Tried once per process. */
 wt_status wt_runtime_init(void);
 
 /* Starts a session described by one session object of the config blob
