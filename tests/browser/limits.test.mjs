@@ -90,7 +90,10 @@ describe('the pthread pool', () => {
         const s = w.startSession('{"sampling":{"intervalUs":-1}}');
         if (i === 0) first = s;
       }
-      const over = w.startSession({ name: 'one-more', compression: 'none' });
+      // Two past the limit (before issue 12 the second got id -1 and the
+      // error "no such session").
+      w.startSession({ name: 'one-more', compression: 'none' });
+      const over = w.startSession({ name: 'two-more', compression: 'none' });
       let rejected = null;
       try {
         await over.stop();
