@@ -80,6 +80,30 @@ describe('the pthread pool', () => {
     if (r.free !== -1) assert.equal(r.free, 1, 'the app keeps its pool worker');
   });
 
+  test('default strictness: a runtime session adds its own worker instead of the app\'s last one, and records', async () => {
+    const { page } = await open({ app: 'pool_lenient' });
+    assert.equal(await page.evaluate('self.poolResult'), 0);
+    const r = await page.evaluate(async () => {
+      const id = Module._pool_start_session();
+      // Yield: the worker wasmtrace added loads while the main thread is free.
+      const deadline = Date.now() + 30000; // hang guard
+      while (Module._wt_js_session_state(id) === 0 && Date.now() < deadline) await new Promise((f) => setTimeout(f, 20));
+      const running = Module._wt_js_session_state(id);
+      Module._wt_js_session_stop(id);
+      while (Module._wt_js_session_state(id) < 3 && Date.now() < deadline) {
+        Module.wasmtrace.pump();
+        await new Promise((f) => setTimeout(f, 20));
+      }
+      return { running, state: Module._wt_js_session_state(id),
+        error: Module.UTF8ToString(Module._wt_js_session_error(id)),
+        free: Module.PThread ? Module.PThread.unusedWorkers.length : -1 };
+    });
+    await page.close();
+    assert.equal(r.running, 1 /* running */, r.error);
+    assert.equal(r.state, 3 /* stopped */, r.error);
+    if (r.free !== -1) assert.equal(r.free, 1, 'the app keeps its pool worker');
+  });
+
   test('the session past the id limit is failed and says why (never "no such session"), and stats() has the thread limit', async () => {
     const { page } = await open({});
     const r = await page.evaluate(async () => {
