@@ -49,6 +49,12 @@ export interface WasmtraceStats {
   bytesWritten: number;
   threads: number;
   bufferHighWaterBytes: number;
+  /** Threads wasmtrace refused in this page's life so far (never sampled):
+   * at most `threadsLimit` thread records exist at once (running threads,
+   * and exited ones a recording session still needs). */
+  threadsRefused: number;
+  /** Thread records at once (256). */
+  threadsLimit: number;
 }
 
 export interface WasmtraceSession {

@@ -27,6 +27,19 @@
 //    its origin measured once (wt_js_clock_origin_ms).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested).
+//  - The pthread pool ($wasmtracePool below), 3.1.6 and 3.1.69 alike:
+//    PThread.unusedWorkers (array of idle workers; pthread_create pops the
+//    last one), PThread.allocateUnusedWorker() (pushes a new Worker),
+//    PThread.loadWasmModuleToWorker(worker, onLoaded) (3.1.6: calls back
+//    on 'loaded'; 3.1.69: ignores the callback and returns a Promise: both
+//    are handled; it sets worker.onmessage, which tells a worker that some
+//    code started loading; 3.1.69 loads every pool worker from its own
+//    preRun, ours too when that runs after ours), addOnPreRun (preRun callbacks, run after the module's own
+//    Module.preRun functions and after the wasm module is instantiated, so
+//    the global `wasmModule` is set), addRunDependency/removeRunDependency
+//    (main() waits for them), and the settings PTHREAD_POOL_SIZE and
+//    PTHREAD_POOL_SIZE_STRICT read by the preprocessor. If any is missing
+//    the pool is left alone (the worker takes a pool slot, as before).
 // Dependencies on runtime symbols that are library symbols only in some
 // versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
 // 3.1.6 defines them in its runtime and would reject the dependency): only
@@ -204,6 +217,133 @@ var wasmtraceLibrary = {
     var timeOrigin = performance.timeOrigin;
     if (typeof timeOrigin === 'number' && Math.abs(offset - timeOrigin) < 1) return timeOrigin;
     return offset;
+  },
+
+  // ---- the pthread pool: wasmtrace brings its own worker -----------------
+  // The wasmtrace worker is a pthread, and pthread_create takes a worker of
+  // Emscripten's pool. So that it never takes one the app counted on: when a
+  // config is present before main() (Module.wasmtraceConfig,
+  // globalThis.wasmtraceConfig, a ?wasmtrace= parameter or /wasmtrace.json),
+  // a preRun adds one worker to the pool and main() waits until it is loaded
+  // (so that the worker starts at once, before main). A session started at
+  // runtime with no such worker (wt_js_pool_prepare) takes a pool worker only
+  // if the app keeps at least one free; else it adds its own worker (which
+  // starts when the main thread next yields), or, under
+  // -sPTHREAD_POOL_SIZE_STRICT=2, refuses with the fix in the message.
+  $wasmtracePool__deps: ['$PThread'],
+  $wasmtracePool__postset: 'wasmtracePool.install();',
+  $wasmtracePool: {
+    reserved: false, // a worker was added for wasmtrace and not used yet
+    install: function () {
+      if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
+      if (typeof addOnPreRun === 'function') addOnPreRun(wasmtracePool.preRun);
+    },
+    // The internals listed at the top of this file are all there.
+    usable: function () {
+      return typeof PThread === 'object' && PThread !== null && Array.isArray(PThread.unusedWorkers) &&
+        typeof PThread.allocateUnusedWorker === 'function' &&
+        typeof PThread.loadWasmModuleToWorker === 'function' &&
+        typeof wasmModule !== 'undefined' && wasmModule instanceof WebAssembly.Module;
+    },
+    // Adds one worker at the end of the pool (the next pthread_create takes
+    // it) and loads it; onLoaded (may be null) runs once it is loaded.
+    addWorker: function (onLoaded) {
+      PThread.allocateUnusedWorker();
+      wasmtracePool.load(PThread.unusedWorkers[PThread.unusedWorkers.length - 1], onLoaded);
+    },
+    load: function (worker, onLoaded) {
+      var called = false;
+      var loaded = function () {
+        if (called) return;
+        called = true;
+        if (onLoaded) onLoaded();
+      };
+      var result = PThread.loadWasmModuleToWorker(worker, loaded);
+      if (result && typeof result.then === 'function') result.then(loaded);
+    },
+    // A startup config is present in one of its sources (not read: a
+    // getter that throws is the config reader's to report).
+    configPresent: function () {
+      function has(get) {
+        try {
+          var v = get();
+          return v !== undefined && v !== null;
+        } catch (e) {
+          return false;
+        }
+      }
+      return has(function () { return Module['wasmtraceConfig']; }) ||
+        has(function () { return typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined; }) ||
+        has(function () {
+          return typeof location !== 'undefined' && location.search ?
+            new URLSearchParams(location.search).get('wasmtrace') : null;
+        }) ||
+        has(function () {
+          return typeof FS !== 'undefined' && FS.analyzePath('/wasmtrace.json').exists ? true : null;
+        });
+    },
+    preRun: function () {
+      var waiting = false;
+      try {
+        if (!wasmtracePool.usable() || !wasmtracePool.configPresent()) return;
+        addRunDependency('wasmtrace-worker');
+        waiting = true;
+        PThread.allocateUnusedWorker();
+        var worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
+        wasmtracePool.reserved = true;
+        var done = function () { removeRunDependency('wasmtrace-worker'); };
+        // After every preRun callback: 3.1.69's own preRun loads every
+        // worker of the pool (ours too, if it runs after this one) and main()
+        // waits for it; load ours only if nothing started loading it.
+        Promise.resolve().then(function () {
+          try {
+            if (worker.onmessage) done();
+            else wasmtracePool.load(worker, done);
+          } catch (e) {
+            done();
+          }
+        });
+      } catch (e) {
+        if (waiting) removeRunDependency('wasmtrace-worker');
+        console.warn('wasmtrace: could not add a worker to the pthread pool (' +
+          (e && e.message) + '); the wasmtrace worker takes a pool worker');
+      }
+    },
+  },
+
+  // Called by wt_runtime_init just before it creates the wasmtrace worker.
+  // Returns 0 to go ahead, or -1 after writing why not to errorPtr (the
+  // app's last free pool worker would be taken, and the pool is strict).
+  wt_js_pool_prepare__deps: ['$wasmtracePool'].concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
+  wt_js_pool_prepare: function (errorPtr, errorCap) {
+    try {
+      if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return 0;
+      if (!wasmtracePool.usable()) return 0;
+      if (wasmtracePool.reserved) {
+        wasmtracePool.reserved = false;
+        return 0; // ours was added before main()
+      }
+      var free = PThread.unusedWorkers.length;
+      if (free >= 2) return 0; // the app keeps a free worker
+#if PTHREAD_POOL_SIZE_STRICT == 2
+      var size = 0;
+#if PTHREAD_POOL_SIZE
+      size = {{{ PTHREAD_POOL_SIZE }}};
+#endif
+      stringToUTF8('the wasmtrace worker would take the ' +
+        (free ? "app's last free pthread pool worker" : 'no free pthread pool worker (none left)') +
+        ' and the pool is strict (-sPTHREAD_POOL_SIZE_STRICT=2): link with -sPTHREAD_POOL_SIZE=' +
+        (size + 1) + ' (your threads + 1), or give the config before main() so that wasmtrace ' +
+        'adds its own worker', errorPtr, errorCap);
+      return -1;
+#else
+      // Not strict: a worker of our own (loads while the main thread yields).
+      if (free === 1) wasmtracePool.addWorker(null);
+      return 0;
+#endif
+    } catch (e) {
+      return 0; // the pool is left alone: pthread_create decides
+    }
   },
 };
 // addToLibrary replaces mergeInto since 3.1.47 (mergeInto warns in 4.x).

@@ -8,7 +8,7 @@
   var STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'];
   var STAT_KEYS = ['samplesTaken', 'samplesWritten', 'samplesDropped', 'samplesDroppedBufferFull',
     'samplesDroppedTornStack', 'eventsWritten', 'eventsDropped', 'ticksMissed', 'bytesEncoded',
-    'bytesWritten', 'threads', 'bufferHighWaterBytes'];
+    'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit'];
   var PUMP_INTERVAL_MS = 25;
   var sessions = {};
 

@@ -1,6 +1,8 @@
 /* The public session API (wasmtrace.h) and the session table it fills:
  * sessions are added once and never removed, so an id stays valid for the
- * life of the process. */
+ * life of the process. The table holds WT_MAX_SESSION_IDS - 1 sessions;
+ * every start past that gets the last id, a failed record whose error says
+ * so (docs/GUIDE.md, "Limits"). */
 #include "api.h"
 
 #include <stdio.h>
@@ -34,9 +36,29 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   s->start_us = wt_platform_now_us();
   pthread_mutex_lock(&wt_rt.mutex);
   int id = atomic_load_explicit(&wt_rt.session_count, memory_order_relaxed);
-  if (id >= WT_MAX_SESSION_IDS) {
+  if (id >= WT_MAX_SESSION_IDS - 1) {
+    /* The last id is the one every start past the limit gets: a failed
+     * record that says why (never "no such session"). */
+    int last = WT_MAX_SESSION_IDS - 1;
+    if (id == last) {
+      snprintf(s->config.name, sizeof s->config.name, "(session limit)");
+      s->config.output[0] = '\0';
+      snprintf(s->error, sizeof s->error,
+               "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
+               "(stopped and failed ones included) and starts no more; reload the page to record again",
+               last);
+      s->id = last;
+      atomic_store(&s->state, WT_SESSION_FAILED);
+      wt_rt.sessions[last] = s;
+      atomic_store_explicit(&wt_rt.session_count, last + 1, memory_order_release);
+    } else {
+      free(s);
+    }
     pthread_mutex_unlock(&wt_rt.mutex);
-    free(s);
+    char line[WT_ERROR_MAX + 80];
+    snprintf(line, sizeof line, "session '%s' failed: %s", config->name, wt_rt.sessions[last]->error);
+    wt_platform_log_error(line);
+    if (out_id) *out_id = last;
     return WT_ERR_LIMIT;
   }
   s->id = id;
@@ -67,7 +89,8 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     /* Read under the mutex: a worker that gives up (worker.c) stores 2 and
      * then takes the mutex before it fails the sessions in the table, so a
      * session is either failed here or in the table it reads. */
-    snprintf(s->error, sizeof s->error, "%s", wt_status_str(WT_ERR_THREAD));
+    snprintf(s->error, sizeof s->error, "%s",
+             wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
   } else if (wt_session_prealloc(s) != WT_OK) {
@@ -139,6 +162,8 @@ wt_status wt_session_stats_get(int id, wt_session_stats *out) {
   out->bytes_written = atomic_load(&s->bytes_written);
   out->threads = atomic_load(&s->threads_seen);
   out->buffer_high_water = atomic_load(&s->high_water);
+  out->threads_refused = wt_registry_threads_dropped();
+  out->threads_limit = WT_MAX_THREADS;
   return WT_OK;
 }
 

@@ -15,6 +15,12 @@ static struct {
   _Atomic uint32_t count;
   _Atomic(wt_thread *) threads[WT_MAX_THREADS];
   _Atomic uint64_t threads_dropped;
+  /* Slots whose thread exited and whose record the worker freed
+   * (wt_registry_reclaim), taken again before new ones. */
+  uint32_t free_slots[WT_MAX_THREADS];
+  uint32_t free_count;
+  uint32_t registered;   /* threads registered so far: the next one's number */
+  _Atomic uint64_t threads_reclaimed;
   pthread_key_t exit_key;
   int exit_key_made;
   /* Interned names: an open-addressing map from pointer to id, and the
@@ -33,8 +39,14 @@ enum { TLS_UNKNOWN = 0, TLS_REGISTERED = 1, TLS_EXCLUDED = 2 };
 _Thread_local wt_thread *wt_i_tls_self;
 static _Thread_local int tls_state;
 
+/* The thread is exiting (a pthread key destructor): it forgets its record
+ * first, so that instrumented code running later in its exit (other
+ * destructors) never touches it, then marks it exited; the worker may free
+ * it from then on (wt_registry_reclaim). */
 static void on_thread_exit(void *arg) {
   wt_thread *t = arg;
+  wt_i_tls_self = NULL;
+  tls_state = TLS_EXCLUDED;
   atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
@@ -42,24 +54,27 @@ static wt_thread *register_self(void) {
   if (tls_state != TLS_UNKNOWN) return NULL;
   tls_state = TLS_EXCLUDED; /* also guards against re-entry while we register */
   pthread_mutex_lock(&reg.mutex);
-  uint32_t slot = atomic_load_explicit(&reg.count, memory_order_relaxed);
+  uint32_t count = atomic_load_explicit(&reg.count, memory_order_relaxed);
+  uint32_t slot = reg.free_count ? reg.free_slots[reg.free_count - 1] : count;
   wt_thread *t = NULL;
   if (slot < WT_MAX_THREADS) {
     t = aligned_alloc(64, sizeof(wt_thread));
     if (t) {
       memset(t, 0, sizeof *t);
       t->slot = slot;
+      t->number = reg.registered++;
       t->is_main = wt_platform_is_main_thread();
       if (t->is_main)
         snprintf(t->name, sizeof t->name, "main");
       else
-        snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)slot);
+        snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)t->number);
+      if (slot < count) reg.free_count--;
       if (!reg.exit_key_made) {
         reg.exit_key_made = pthread_key_create(&reg.exit_key, on_thread_exit) == 0;
       }
       if (reg.exit_key_made && !t->is_main) pthread_setspecific(reg.exit_key, t);
       atomic_store_explicit(&reg.threads[slot], t, memory_order_release);
-      atomic_store_explicit(&reg.count, slot + 1, memory_order_release);
+      if (slot == count) atomic_store_explicit(&reg.count, slot + 1, memory_order_release);
     }
   }
   if (!t) atomic_fetch_add_explicit(&reg.threads_dropped, 1, memory_order_relaxed);
@@ -107,6 +122,25 @@ void wt_thread_set_name(const char *name) {
 
 uint64_t wt_registry_threads_dropped(void) {
   return atomic_load_explicit(&reg.threads_dropped, memory_order_relaxed);
+}
+
+uint64_t wt_registry_threads_reclaimed(void) {
+  return atomic_load_explicit(&reg.threads_reclaimed, memory_order_relaxed);
+}
+
+void wt_registry_reclaim(uint32_t slot) {
+  if (slot >= WT_MAX_THREADS) return;
+  pthread_mutex_lock(&reg.mutex);
+  wt_thread *t = atomic_load_explicit(&reg.threads[slot], memory_order_relaxed);
+  if (t && atomic_load_explicit(&t->exited, memory_order_acquire)) {
+    atomic_store_explicit(&reg.threads[slot], NULL, memory_order_release);
+    reg.free_slots[reg.free_count++] = slot;
+    atomic_fetch_add_explicit(&reg.threads_reclaimed, 1, memory_order_relaxed);
+  } else {
+    t = NULL;
+  }
+  pthread_mutex_unlock(&reg.mutex);
+  free(t);
 }
 
 static uint32_t hash_ptr(const void *p) {
@@ -227,6 +261,9 @@ void wt_registry_reset(void) {
   }
   atomic_store_explicit(&reg.count, 0, memory_order_relaxed);
   atomic_store_explicit(&reg.threads_dropped, 0, memory_order_relaxed);
+  atomic_store_explicit(&reg.threads_reclaimed, 0, memory_order_relaxed);
+  reg.free_count = 0;
+  reg.registered = 0;
   free(reg.names);
   free(reg.map_keys);
   free(reg.map_ids);

@@ -1,8 +1,12 @@
 /* Thread registry, shadow stacks and the per-thread event ring.
  *
  * Every app thread that touches wasmtrace registers itself on first use and
- * gets a wt_thread, which is never freed (the sampler may read it at any
- * time, even after the thread exited). The owning thread is the only writer
+ * gets a wt_thread in a slot. When the thread exits (a pthread key
+ * destructor) it marks the record exited and never touches it again; the
+ * worker, which alone reads records after that, frees it on its own loop
+ * once no session needs it (wt_registry_reclaim), and the slot goes to the
+ * next thread that registers. So the sampler never reads a freed record,
+ * and at most WT_MAX_THREADS records exist at once. The owning thread is the only writer
  * of `top`, `frames` and the ring's write index; the worker is the only
  * reader of them and the only writer of the ring's read index, which lives on
  * its own cache line so the owner's hot line is never written by the worker.
@@ -26,7 +30,7 @@
 
 #include "wasmtrace/wasmtrace.h"
 
-#define WT_MAX_THREADS 256      /* threads registered over the process life */
+#define WT_MAX_THREADS 256      /* thread records at once (live, or exited and still needed) */
 #define WT_MAX_DEPTH 256        /* frames kept per shadow stack */
 #define WT_RING_CAPACITY 4096   /* events per thread ring (power of two) */
 #define WT_MAX_NAMES 65536      /* distinct scope names */
@@ -150,6 +154,7 @@ typedef struct wt_thread {
 
   /* --- control-path fields (registry mutex) -------------------------------- */
   _Alignas(64) uint32_t slot;
+  uint32_t number;     /* registration order over the process life (names) */
   int is_main;
   _Atomic int exited;  /* 1 once the thread has exited */
   char name[WT_THREAD_NAME_MAX];
@@ -194,8 +199,17 @@ uint32_t wt_registry_category_count(void);
 /* The name of an interned scope id, or NULL. Any thread. */
 const char *wt_registry_scope_name(uint32_t id);
 
-/* Threads the registry could not take (limit reached). */
+/* Threads the registry could not take (WT_MAX_THREADS records in use). */
 uint64_t wt_registry_threads_dropped(void);
+
+/* Records freed by wt_registry_reclaim so far. */
+uint64_t wt_registry_threads_reclaimed(void);
+
+/* Frees the record in `slot` if its thread has exited, and gives the slot
+ * to the next thread that registers. Worker only, and only once nothing
+ * reads the record any more: its ring drained, and no session that
+ * sampled it or holds its open scopes still encoding (worker.c). */
+void wt_registry_reclaim(uint32_t slot);
 
 /* Copies a thread's shadow stack. Returns the number of frames copied into
  * out (capacity WT_MAX_DEPTH) and stores the true depth in *depth (which may

@@ -2,6 +2,7 @@
  * and the test reset. */
 #include "runtime.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,30 @@
 wt_runtime wt_rt = {.mutex = PTHREAD_MUTEX_INITIALIZER,
                     .categories_mutex = PTHREAD_MUTEX_INITIALIZER};
 
+#ifdef __EMSCRIPTEN__
+/* js/wasmtrace_library.js: 0 to create the worker, or -1 with the reason
+ * (it would take the app's last free worker of a strict pthread pool). */
+extern int wt_js_pool_prepare(char *error, int cap);
+#endif
+
+/* The worker cannot run: sessions fail with `why` (api.c), printed once. */
+static wt_status worker_failed(const char *why) {
+  snprintf(wt_rt.worker_error, sizeof wt_rt.worker_error, "%s", why);
+  atomic_store(&wt_rt.worker_state, 2);
+  wt_platform_log_error(why);
+  /* A session another thread added meanwhile (it saw the state at 1) will
+   * never be adopted: fail it. api.c reads the state under the mutex, so
+   * after this lock every later session fails at once (as in worker.c). */
+  pthread_mutex_lock(&wt_rt.mutex);
+  pthread_mutex_unlock(&wt_rt.mutex);
+  int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
+  for (int i = 0; i < n; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (s && atomic_load(&s->state) == WT_SESSION_STARTING) wt_session_fail(s, "%s", why);
+  }
+  return WT_ERR_THREAD;
+}
+
 void wt_runtime_wake(void) { wt_platform_wake(&wt_rt.wake); }
 
 wt_status wt_runtime_init(void) {
@@ -27,6 +52,10 @@ wt_status wt_runtime_init(void) {
   static const char *const builtin[3] = {"wasm heap bytes", "malloc bytes in use", "live threads"};
   wt_rt.builtin_counter_cat = wt_registry_intern_category("wasmtrace");
   for (int i = 0; i < 3; i++) wt_rt.builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
+#ifdef __EMSCRIPTEN__
+  char refused[WT_ERROR_MAX] = "";
+  if (wt_js_pool_prepare(refused, (int)sizeof refused) != 0) return worker_failed(refused);
+#endif
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -35,11 +64,12 @@ wt_status wt_runtime_init(void) {
   pthread_attr_destroy(&attr);
   wt_rt.worker_created = rc == 0;
   if (rc != 0) {
-    atomic_store(&wt_rt.worker_state, 2);
-    char msg[300];
-    snprintf(msg, sizeof msg, "%s (pthread_create: %s)", wt_status_str(WT_ERR_THREAD), strerror(rc));
-    wt_platform_log_error(msg);
-    return WT_ERR_THREAD;
+    char msg[WT_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s (pthread_create: %s)%s", wt_status_str(WT_ERR_THREAD), strerror(rc),
+             rc == EAGAIN ? ": no free pthread pool worker; link with "
+                            "-sPTHREAD_POOL_SIZE=<your threads + 1>"
+                          : "");
+    return worker_failed(msg);
   }
   return WT_OK;
 }
@@ -71,6 +101,7 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   wt_rt.worker_created_us = 0;
   wt_rt.startup_count = 0;
   wt_rt.config_error[0] = '\0';
+  wt_rt.worker_error[0] = '\0';
   wt_symbols_reset();
   wt_registry_reset();
   wt_categories_force(record_categories);

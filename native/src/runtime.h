@@ -36,6 +36,9 @@ typedef struct wt_runtime {
    * it adds a session, so that no session is published for a worker that
    * will never adopt it. */
   _Atomic int worker_state;
+  /* Why the worker cannot run (set before worker_state becomes 2 by
+   * runtime.c; "" when it ran out of memory: api.c then says so). */
+  char worker_error[WT_ERROR_MAX];
   _Atomic int shutdown;
   /* startup.c's batch: odd while it adds the startup sessions, so that the
    * worker adopts all of them in one iteration or none (a count, not a

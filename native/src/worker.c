@@ -59,6 +59,7 @@
 #define ENCODE_MAX_SLICE 2048     /* ...and at most; in between, what fits in time */
 #define ENCODE_AFTER_US 100000.0  /* encode at least this often... */
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
+#define RECLAIM_EVERY_US 10000.0  /* frees exited threads' records at most this often */
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
@@ -66,6 +67,7 @@ typedef struct worker_state {
   uint32_t cap;
   double us_per_item;               /* measured cost of encoding one sample or event */
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
+  double next_reclaim_us;           /* reclaim_phase runs from then on */
 } worker_state;
 
 uint64_t wt_worker_busy_us(void) {
@@ -255,6 +257,51 @@ static void stop_phase(int nsessions, double t) {
     if (running(s) && (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
                        (s->config.duration_ms && t - s->start_us >= s->config.duration_ms * 1000.0)))
       stop_session(s, nsessions, t);
+  }
+}
+
+/* ---- reclaim thread records ----------------------------------------------- */
+
+/* A session still needs an exited thread's record while it may write that
+ * thread into its output: it sampled the thread or got events from it
+ * (seen), or the thread left a scope open that the session would close as
+ * unfinished when it stops. Sessions that are done encoding need nothing. */
+static int record_needed(const wt_thread *t, uint32_t slot, wt_session *const *live, int nlive) {
+  double newest_open = -INFINITY; /* the latest begin of a scope left open */
+  for (uint32_t d = 0; d < WT_MAX_DEPTH; d++)
+    if (t->open[d].id && t->open[d].begin_us > newest_open) newest_open = t->open[d].begin_us;
+  for (int i = 0; i < nlive; i++) {
+    const wt_session *s = live[i];
+    if (s->threads && s->threads[slot].seen) return 1;
+    if (newest_open >= s->start_us) return 1; /* it would close that scope */
+  }
+  return 0;
+}
+
+/* Frees the records of threads that exited, once their ring is drained
+ * and no session needs them (the worker alone reads records after their
+ * thread exited, so nothing else can be reading one). Runs after the
+ * rings were drained into a table that held every session, at most every
+ * RECLAIM_EVERY_US: memory can wait, the sampler's deadlines cannot. */
+static void reclaim_phase(int nsessions) {
+  wt_session *live[WT_MAX_SESSIONS + 1];
+  int nlive = 0;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!s || !active(s) || s->footer_written) continue;
+    if (nlive == (int)(sizeof live / sizeof live[0])) return; /* cannot tell: keep everything */
+    live[nlive++] = s;
+  }
+  uint32_t nthreads = wt_registry_count();
+  for (uint32_t slot = 0; slot < nthreads; slot++) {
+    wt_thread *t = wt_registry_get(slot);
+    if (!t || !atomic_load_explicit(&t->exited, memory_order_acquire)) continue;
+    if (atomic_load_explicit(&t->ring_read, memory_order_relaxed) !=
+        atomic_load_explicit(&t->ring_write, memory_order_acquire))
+      continue; /* events left: the next drain takes them */
+    if (atomic_load_explicit(&t->ring_dropped, memory_order_relaxed) != t->dropped_seen) continue;
+    if (record_needed(t, slot, live, nlive)) continue;
+    wt_registry_reclaim(slot);
   }
 }
 
@@ -533,6 +580,10 @@ void *wt_worker_main(void *arg) {
     if (whole && table_unchanged(hold, nsessions)) {
       stop_phase(nsessions, t);
       drain_rings(nsessions);
+      if (now >= ws->next_reclaim_us) {
+        reclaim_phase(nsessions);
+        ws->next_reclaim_us = now + RECLAIM_EVERY_US;
+      }
     }
     counters_phase(nsessions, now);
     double next = next_deadline(nsessions, now);

@@ -77,13 +77,22 @@ typedef struct wt_session_stats {
   uint64_t bytes_written;         /* compressed bytes written to the output file */
   uint32_t threads;               /* threads that appear in this session */
   uint32_t buffer_high_water;     /* peak bytes held by the session's buffers */
+  /* Threads the registry refused so far in the process's life (they are
+   * never sampled): at most threads_limit thread records exist at once,
+   * counting running threads and exited ones that a recording session
+   * still needs; an exited thread's record is reused once none does. */
+  uint64_t threads_refused;
+  uint32_t threads_limit;         /* thread records at once (256) */
 } wt_session_stats;
 
 /* Starts the runtime (registry and worker thread) if it is not running.
  * Normally called for you before main() by a constructor, which also starts
  * the startup sessions of the config blob. Idempotent. Main thread only for
- * the first call: the worker takes one slot of the pthread pool, so link with
- * -sPTHREAD_POOL_SIZE=<your threads + 1>. */
+ * the first call. The worker is a pthread: with a config present before
+ * main() the JS shim adds a pool worker for it; otherwise it takes a pool
+ * worker only if one more stays free for the app (with
+ * -sPTHREAD_POOL_SIZE_STRICT=2 it refuses: WT_ERR_THREAD, and sessions fail
+ * naming the -sPTHREAD_POOL_SIZE to set). Tried once per process. */
 wt_status wt_runtime_init(void);
 
 /* Starts a session described by one session object of the config blob
@@ -91,7 +100,9 @@ wt_status wt_runtime_init(void);
  * the new session's id in *out_id. On a config error the session still
  * exists in state FAILED with a message (wt_session_error), *out_id is set,
  * and WT_ERR_CONFIG is returned; out_id may be NULL only if the id is not
- * wanted. */
+ * wanted. A process keeps the records of at most 4,095 sessions (ids are
+ * never reused): every start past that returns WT_ERR_LIMIT with *out_id
+ * set to id 4095, a FAILED record whose error says so. */
 wt_status wt_session_start(const char *session_json, int *out_id);
 
 /* Asks a session to stop. Returns at once: the worker finishes encoding and
