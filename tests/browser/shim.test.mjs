@@ -325,3 +325,31 @@ describe('after the runtime aborts', () => {
     assert.ok(r.size > 0);
   });
 });
+
+describe('after the runtime exits (-sEXIT_RUNTIME)', () => {
+  test('a pending stop() rejects naming the exit, and a trace finished before it survives', async () => {
+    const { page } = await open({ app: 'shim_exit', config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
+    const r = await page.evaluate(async (guardMs) => {
+      const wt = Module.wasmtrace;
+      const done = wt.startSession({ name: 'done' });
+      await done.stop();
+      const [s] = wt.getStartupSessions();
+      const { pending } = await new Promise((res) => setTimeout(() => {
+        res({ pending: s.stop() });
+        Module._shim_force_exit(3); // throws ExitStatus to the event loop
+      }, 0));
+      const settled = await Promise.race([
+        pending.then(() => ({ resolved: true }), (e) => ({ rejected: e.message })),
+        new Promise((res) => setTimeout(() => res({ hung: true }), guardMs)),
+      ]);
+      return { settled, aborted: wt.aborted, state: s.state, done: done.state, size: done.getTraceBlob().size };
+    }, HANG_GUARD_MS);
+    await page.close();
+    assert.equal(r.aborted, 'the wasm runtime exited with status 3');
+    assert.ok(!r.settled.hung, 'stop() never settled');
+    assert.equal(r.settled.rejected, "wasmtrace: session 'startup' failed: the wasm runtime exited with status 3; sessions cannot finish");
+    assert.equal(r.state, 'failed');
+    assert.equal(r.done, 'stopped');
+    assert.ok(r.size > 0);
+  });
+});

@@ -13,9 +13,17 @@ EMSCRIPTEN_KEEPALIVE void shim_abort(void) { abort(); }
  * keeps the runtime alive. */
 EMSCRIPTEN_KEEPALIVE void shim_trap(void) { __builtin_trap(); }
 
+/* Ends the runtime for real (shim_exit is linked with -sEXIT_RUNTIME=1):
+ * atexit, every pthread terminated, onExit. */
+EMSCRIPTEN_KEEPALIVE void shim_force_exit(int status) { emscripten_force_exit(status); }
+
 int main(void) {
   WT_SCOPE("shim_main");
   printf("shim main ran\n");
   EM_ASM({ self.shimMainRan = true; });
+#ifdef SHIM_LIVE_RUNTIME
+  /* With -sEXIT_RUNTIME=1 returning would end the runtime now. */
+  emscripten_exit_with_live_runtime();
+#endif
   return 0;
 }
