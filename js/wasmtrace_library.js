@@ -32,8 +32,8 @@
 //    Module['onExit'] (documented hooks: the post-js chains to the app's
 //    own), which a pthread's abort() reaches too (proxied to the main thread:
 //    3.1.6 always, 3.1.69 when Module.onAbort exists as the pool loads);
-//    abort() sets ABORT on the main thread only, and exit() without
-//    EXIT_RUNTIME sets ABORT too (3.1.6 and 3.1.69).
+//    abort() sets ABORT (and EXITSTATUS, read for the message) on the main
+//    thread only; a real exit (procExit) sets ABORT too (3.1.6, 3.1.69).
 //  - Emscripten's stringToUTF8 encodes a lone surrogate as a pair with the
 //    next UTF-16 unit, eating that character (3.1.6, 3.1.69): every JS string
 //    wasmtrace hands to C goes through $wasmtraceWellFormed first.

@@ -65,6 +65,7 @@
       lastWords.startupIds = ids;
       lastWords.configError = UTF8ToString(c('wt_js_config_error')()) || null;
       lastWords.version = UTF8ToString(c('wt_js_version')());
+      ids.forEach(session); // their names and outputs, read now or never
     } catch (e) {
       // A module that cannot answer any more (exited, with assertions).
     }
@@ -74,7 +75,9 @@
   function dead() {
     if (aborted) return aborted;
     if (typeof ABORT !== 'undefined' && ABORT) {
-      noteEnd('the wasm runtime aborted' + (typeof EXITSTATUS === 'number' ? ' (exit status ' + EXITSTATUS + ')' : ''));
+      // The hooks below were replaced by the app after this file ran.
+      noteEnd('the wasm runtime aborted: reason unknown' +
+        (typeof EXITSTATUS === 'number' ? ' (exit status ' + EXITSTATUS + ')' : ''));
     } else if (typeof runtimeExited !== 'undefined' && runtimeExited) {
       noteEnd('the wasm runtime exited');
     }
@@ -233,7 +236,7 @@
     }
     if (s._stopPromise) return s._stopPromise;
     function failure() {
-      return new Error("wasmtrace: session '" + s.name + "' failed: " + s.error);
+      return new Error('wasmtrace: ' + (s.name ? "session '" + s.name + "'" : 'the session') + ' failed: ' + s.error);
     }
     s._stopPromise = new Promise(function (resolve, reject) {
       function tick() {

@@ -22,6 +22,20 @@ after(async () => {
   await server?.close();
 });
 
+/** page.evaluate that fails (instead of hanging the run) if the page never answers. */
+async function evaluate(page, fn, arg) {
+  let timer;
+  const guard = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the page did not answer within ${3 * HANG_GUARD_MS} ms`)), 3 * HANG_GUARD_MS);
+  });
+  try {
+    return await Promise.race([page.evaluate(fn, arg), guard]);
+  } finally {
+    clearTimeout(timer);
+    page.close().catch(() => {});
+  }
+}
+
 /** Opens the shim page with query params; waits until main() ran (or the guard). */
 async function open(params = {}) {
   const page = await browser.newPage();
@@ -51,12 +65,11 @@ describe('a startup config the shim cannot serialize', () => {
     const source = where === 'global' ? 'globalThis.wasmtraceConfig' : 'Module.wasmtraceConfig';
     test(`${kind} on ${source}: main() runs and configError names the problem and the source`, async () => {
       const { page, logs } = await open({ hostile: kind, where });
-      const r = await page.evaluate(() => ({
+      const r = await evaluate(page, () => ({
         out: self.shimOut,
         configError: Module.wasmtrace.configError,
         sessions: Module.wasmtrace.getStartupSessions().length,
       }));
-      await page.close();
       assert.deepEqual(r.out, ['shim main ran']);
       assert.equal(r.sessions, 0);
       assert.match(r.configError, message);
@@ -97,7 +110,13 @@ describe('startSession() with any JS value', () => {
           const s = wt.startSession(value);
           out[key] = { state: s.state, error: s.error, stats: s.stats().samplesTaken, id: typeof s.id };
         } catch (e) {
-          out[key] = { threw: `${e && e.constructor && e.constructor.name}: ${e && e.message}` };
+          let text = 'an exception';
+          try {
+            text = `${e.constructor.name}: ${e.message}`;
+          } catch (ignored) {
+            // A hostile exception: the fact that it escaped is the finding.
+          }
+          out[key] = { threw: text };
         }
       }
       return out;
@@ -138,13 +157,12 @@ describe('startSession() with any JS value', () => {
       assert.equal(got.id, 'number', key);
     }
     // And the API still works: a valid session runs and stops with a trace.
-    const ok = await page.evaluate(async () => {
+    const ok = await evaluate(page, async () => {
       const s = Module.wasmtrace.startSession({ name: 'valid' });
       const state = s.state;
       await s.stop();
       return { state, after: s.state, bytes: s.getTraceBlob().size };
     });
-    await page.close();
     assert.notEqual(ok.state, 'failed');
     assert.equal(ok.after, 'stopped');
     assert.ok(ok.bytes > 0);
@@ -152,7 +170,7 @@ describe('startSession() with any JS value', () => {
 
   test('session methods called detached or with odd arguments fail with a clear Error', async () => {
     const { page } = await open();
-    const r = await page.evaluate(async () => {
+    const r = await evaluate(page, async () => {
       const s = Module.wasmtrace.startSession({ name: 'odd' });
       const out = {};
       const tryIt = async (key, f) => {
@@ -160,7 +178,11 @@ describe('startSession() with any JS value', () => {
           await f();
           out[key] = 'ok';
         } catch (e) {
-          out[key] = `${e.constructor.name}: ${e.message}`;
+          try {
+            out[key] = `${e.constructor.name}: ${e.message}`;
+          } catch (ignored) {
+            out[key] = 'a hostile exception';
+          }
         }
       };
       const { stop, stats } = s;
@@ -173,7 +195,6 @@ describe('startSession() with any JS value', () => {
       await tryIt('stopAgain', () => s.stop().then((x) => { if (x !== s) throw new Error('another session'); }));
       return out;
     });
-    await page.close();
     assert.match(r.detachedStop, /^Error: wasmtrace: Session\.stop\(\) used on something that is not a session/);
     assert.match(r.detachedStats, /^Error: wasmtrace: Session\.stats\(\) used on something that is not a session/);
     assert.match(r.stateOfPrototype, /^Error: wasmtrace: Session\.state used on something that is not a session/);
@@ -192,7 +213,7 @@ describe('lone surrogates on their way to C', () => {
       { name: 'bad<DC00>z' },
     ] });
     const { page } = await open({ config });
-    const r = await page.evaluate(async () => {
+    const r = await evaluate(page, async () => {
       const list = Module.wasmtrace.getStartupSessions().map((s) => ({ name: s.name, output: s.output, state: s.state, error: s.error }));
       const rt = Module.wasmtrace.startSession('{"name":"rt","output":"/traces/r\uDBFFt.json"}');
       const runtime = { state: rt.state, output: rt.output, error: rt.error };
@@ -200,7 +221,6 @@ describe('lone surrogates on their way to C', () => {
       await rt.stop().catch(() => {});
       return { list, runtime, configError: Module.wasmtrace.configError };
     });
-    await page.close();
     assert.equal(r.configError, null);
     const [good, lone, bad] = r.list;
     assert.equal(good.name, 'good');
@@ -217,7 +237,7 @@ describe('lone surrogates on their way to C', () => {
 describe('after the runtime aborts', () => {
   test('a pending stop() and new ones reject at once, state is failed, stats and traces throw; a finished trace survives', async () => {
     const { page } = await open({ config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
-    const r = await page.evaluate(async (guardMs) => {
+    const r = await evaluate(page, async (guardMs) => {
       const wt = Module.wasmtrace;
       const settle = (p) => Promise.race([
         p.then(() => ({ resolved: true }), (e) => ({ rejected: e.message })),
@@ -257,7 +277,6 @@ describe('after the runtime aborts', () => {
       out.startupAgain = wt.getStartupSessions().map((s) => s.state);
       return out;
     }, HANG_GUARD_MS);
-    await page.close();
     assert.equal(r.before, null);
     assert.match(r.thrown, /Aborted/);
     assert.match(r.aborted, /^the wasm runtime aborted: /);
@@ -284,7 +303,7 @@ describe('after the runtime aborts', () => {
 
   test('an abort that nobody catches, with stop() pending, is noticed too', async () => {
     const { page } = await open({ config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
-    const r = await page.evaluate(async (guardMs) => {
+    const r = await evaluate(page, async (guardMs) => {
       const [s] = Module.wasmtrace.getStartupSessions();
       // stop(), then an abort in the same task that reaches the event loop.
       const { pending } = await new Promise((res) => setTimeout(() => {
@@ -297,7 +316,6 @@ describe('after the runtime aborts', () => {
       ]);
       return { settled, aborted: Module.wasmtrace.aborted, state: s.state };
     }, HANG_GUARD_MS);
-    await page.close();
     assert.ok(!r.settled.hung, 'stop() never settled');
     assert.match(r.aborted, /^the wasm runtime aborted: /);
     assert.match(r.settled.rejected, /the wasm runtime aborted: .*; sessions cannot finish/);
@@ -306,7 +324,7 @@ describe('after the runtime aborts', () => {
 
   test('a wasm trap is no abort: Emscripten keeps the runtime alive, and sessions finish with their trace', async () => {
     const { page } = await open({ config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
-    const r = await page.evaluate(async (guardMs) => {
+    const r = await evaluate(page, async (guardMs) => {
       const [s] = Module.wasmtrace.getStartupSessions();
       await new Promise((res) => {
         setTimeout(() => Module._shim_trap(), 0); // uncaught
@@ -318,7 +336,6 @@ describe('after the runtime aborts', () => {
       ]);
       return { settled, aborted: Module.wasmtrace.aborted, state: s.state, size: s.state === 'stopped' ? s.getTraceBlob().size : 0 };
     }, HANG_GUARD_MS);
-    await page.close();
     assert.deepEqual(r.settled, { resolved: true });
     assert.equal(r.aborted, null);
     assert.equal(r.state, 'stopped');
@@ -329,7 +346,7 @@ describe('after the runtime aborts', () => {
 describe('after the runtime exits (-sEXIT_RUNTIME)', () => {
   test('a pending stop() rejects naming the exit, and a trace finished before it survives', async () => {
     const { page } = await open({ app: 'shim_exit', config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
-    const r = await page.evaluate(async (guardMs) => {
+    const r = await evaluate(page, async (guardMs) => {
       const wt = Module.wasmtrace;
       const done = wt.startSession({ name: 'done' });
       await done.stop();
@@ -344,7 +361,6 @@ describe('after the runtime exits (-sEXIT_RUNTIME)', () => {
       ]);
       return { settled, aborted: wt.aborted, state: s.state, done: done.state, size: done.getTraceBlob().size };
     }, HANG_GUARD_MS);
-    await page.close();
     assert.equal(r.aborted, 'the wasm runtime exited with status 3');
     assert.ok(!r.settled.hung, 'stop() never settled');
     assert.equal(r.settled.rejected, "wasmtrace: session 'startup' failed: the wasm runtime exited with status 3; sessions cannot finish");
