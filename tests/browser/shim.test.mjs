@@ -322,6 +322,28 @@ describe('after the runtime aborts', () => {
     assert.equal(r.state, 'failed');
   });
 
+  test('abort() on a pthread ends the runtime for wasmtrace too: stop() rejects', async () => {
+    const { page } = await open({ config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
+    const r = await evaluate(page, async (guardMs) => {
+      const [s] = Module.wasmtrace.getStartupSessions();
+      const created = Module._shim_abort_in_thread();
+      const start = performance.now();
+      while (!Module.wasmtrace.aborted && performance.now() - start < guardMs) {
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      const settled = await Promise.race([
+        s.stop().then(() => ({ resolved: true }), (e) => ({ rejected: e.message })),
+        new Promise((res) => setTimeout(() => res({ hung: true }), guardMs)),
+      ]);
+      return { created, settled, aborted: Module.wasmtrace.aborted, state: s.state };
+    }, HANG_GUARD_MS);
+    assert.equal(r.created, 0);
+    assert.match(r.aborted, /^the wasm runtime aborted: /);
+    assert.ok(r.settled.rejected, JSON.stringify(r.settled));
+    assert.match(r.settled.rejected, /the wasm runtime aborted: .*; sessions cannot finish/);
+    assert.equal(r.state, 'failed');
+  });
+
   test('a wasm trap is no abort: Emscripten keeps the runtime alive, and sessions finish with their trace', async () => {
     const { page } = await open({ config: JSON.stringify({ sessions: [{ name: 'startup' }] }) });
     const r = await evaluate(page, async (guardMs) => {

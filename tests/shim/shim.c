@@ -1,6 +1,7 @@
 /* JS API test app: main() says that it ran (the page checks that a hostile
  * config never stops it), and page JS can make the runtime abort or trap. */
 #include <emscripten.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +9,20 @@
 
 /* abort(): Emscripten marks the runtime dead (ABORT) and calls onAbort. */
 EMSCRIPTEN_KEEPALIVE void shim_abort(void) { abort(); }
+
+static void *abort_thread(void *arg) {
+  (void)arg;
+  abort();
+  return NULL;
+}
+
+/* abort() on a pthread: Emscripten passes it to the main thread's onAbort. */
+EMSCRIPTEN_KEEPALIVE int shim_abort_in_thread(void) {
+  pthread_t t;
+  int rc = pthread_create(&t, NULL, abort_thread, NULL);
+  if (rc == 0) pthread_detach(t);
+  return rc;
+}
 
 /* A wasm trap ("unreachable"): the exception reaches the caller; Emscripten
  * keeps the runtime alive. */
