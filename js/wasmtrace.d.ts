@@ -57,27 +57,54 @@ export interface WasmtraceStats {
   threadsLimit: number;
 }
 
+/**
+ * A session. Its methods throw only an `Error` with a one-line message
+ * (never a raw TypeError), also when called detached from the session.
+ */
 export interface WasmtraceSession {
+  /** Its id in the C library; -1 for a session that failed without a C record (after the runtime died). */
   readonly id: number;
+  /** '' for a session with id -1. */
   readonly name: string;
-  /** VFS path of the trace. */
+  /** VFS path of the trace ('' for a session with id -1). */
   readonly output: string;
+  /**
+   * After the runtime died (`Module.wasmtrace.aborted`): "stopped" if the
+   * session had finished by then (its file is on the VFS and stays
+   * readable), else "failed".
+   */
   readonly state: WasmtraceSessionState;
-  /** Why the session failed (names the config key when that is the cause), else null. */
+  /**
+   * Why the session failed (names the config key when that is the cause;
+   * "<aborted>; sessions cannot finish" when the runtime died under it),
+   * else null.
+   */
   readonly error: string | null;
+  /**
+   * The counters (all 0 for a session that failed before it started).
+   * Throws an Error for a session the runtime died under (its counters are
+   * gone with it); a session that had stopped keeps its final counters.
+   */
   stats(): WasmtraceStats;
   /**
    * Stops recording. Resolves with the session once the trace file is
-   * complete; rejects if the session failed. Never blocks the main thread;
+   * complete; rejects if the session failed, and at once (on the next turn
+   * of the event loop) when the runtime has died or dies while it waits,
+   * with "wasmtrace: session '<name>' failed: the wasm runtime aborted:
+   * <reason>; sessions cannot finish". Never blocks the main thread;
    * calling it again returns the same promise.
    */
   stop(): Promise<WasmtraceSession>;
-  /** The finished trace (throws unless the state is "stopped"). */
+  /** The finished trace (throws an Error unless the state is "stopped", or if the file is gone from the VFS). */
   getTraceBytes(): Uint8Array;
   /** The finished trace as a Blob: application/gzip, or without compression application/json (chrome, firefox) or text/plain (folded). */
   getTraceBlob(): Blob;
-  /** Saves the finished trace through a download link (pages only). */
-  download(filename?: string): void;
+  /**
+   * Saves the finished trace through a download link. `filename` defaults
+   * to the output's base name when undefined, null or ''; any other
+   * non-string, or no `document` (not a page), throws an Error.
+   */
+  download(filename?: string | null): void;
 }
 
 export interface WasmtraceApi {
@@ -87,19 +114,40 @@ export interface WasmtraceApi {
    * than this shim.
    */
   readonly version: string;
-  /** Sessions started from the config blob before main(), failed ones included. */
+  /**
+   * Sessions started from the config blob before main(), failed ones
+   * included. Like every member below except `version` and `aborted`, it
+   * throws an Error when called before the runtime is initialized (use it
+   * from Module.onRuntimeInitialized, postRun or later).
+   */
   getStartupSessions(): WasmtraceSession[];
-  /** Starts a session now. Always returns a session: check `state` and `error`. */
-  startSession(config?: WasmtraceSessionConfig | string): WasmtraceSession;
-  /** A problem with the whole config blob (e.g. malformed JSON), else null. */
+  /**
+   * Starts a session now. `config` is one session object of the blob, or its
+   * JSON text (at most 1 MiB of UTF-8; lone surrogates become U+FFFD); `{}`
+   * gives a session with every default. Whatever the value (null, a number,
+   * an array, a cyclic object, a throwing getter or toJSON, a Proxy, ...),
+   * it returns a session and never throws once the runtime is initialized:
+   * check `state` and `error` ("startSession(config): config must be a
+   * session object or a JSON string, got null"). After the runtime died,
+   * the session is failed with that reason.
+   */
+  startSession(config: WasmtraceSessionConfig | string): WasmtraceSession;
+  /** A problem with the whole config blob (e.g. malformed JSON, a value JSON.stringify throws on), else null. */
   readonly configError: string | null;
+  /**
+   * null while the wasm runtime lives; once it is dead, what ended it:
+   * "the wasm runtime aborted: <reason>" (abort() on any thread), "the wasm
+   * runtime exited with status <n>" (exit with -sEXIT_RUNTIME). A wasm trap
+   * that Emscripten survives is not an end: sessions go on.
+   */
+  readonly aborted: string | null;
   /**
    * Memory of the whole module (wasm memory size, bytes in use by malloc or -1
    * if unknown) and what wasmtrace allocates per registered thread and per
-   * session record.
+   * session record. Throws an Error once the runtime is dead.
    */
   memory(): { heapBytes: number; mallocBytes: number; threadRecordBytes: number; sessionRecordBytes: number };
-  /** Writes pending trace output to the VFS now (it also runs on a timer). */
+  /** Writes pending trace output to the VFS now (it also runs on a timer; a no-op once the runtime is dead). */
   pump(): void;
 }
 

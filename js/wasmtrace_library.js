@@ -26,7 +26,17 @@
 //    every version; emscripten_get_now() only where timeOrigin is missing,
 //    its origin measured once (wt_js_clock_origin_ms).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
-//    HEAPF64 and FS (in scope of a --post-js file in all versions tested).
+//    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
+//    `runtimeExited` (always defined <= 3.1.6x; since ~3.1.5x only with
+//    -sEXIT_RUNTIME: read behind typeof); Module['onAbort'] and
+//    Module['onExit'] (documented hooks: the post-js chains to the app's
+//    own), which a pthread's abort() reaches too (proxied to the main thread:
+//    3.1.6 always, 3.1.69 when Module.onAbort exists as the pool loads);
+//    abort() sets ABORT (and EXITSTATUS, read for the message) on the main
+//    thread only; a real exit (procExit) sets ABORT too (3.1.6, 3.1.69).
+//  - Emscripten's stringToUTF8 encodes a lone surrogate as a pair with the
+//    next UTF-16 unit, eating that character (3.1.6, 3.1.69): every JS string
+//    wasmtrace hands to C goes through $wasmtraceWellFormed first.
 //  - The pthread pool ($wasmtracePool below), 3.1.6 and 3.1.69 alike:
 //    PThread.unusedWorkers (array of idle workers; pthread_create pops the
 //    last one), PThread.allocateUnusedWorker() (pushes a new Worker),
@@ -51,22 +61,48 @@ function wasmtraceOptionalDeps(symbols) {
   return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];
 }
 var wasmtraceLibrary = {
+  // `text` with every lone surrogate replaced by U+FFFD, so that
+  // stringToUTF8 writes valid UTF-8 and keeps the next character (see the
+  // list above). The post-js uses it too (library symbols share its scope).
+  $wasmtraceWellFormed: function (text) {
+    if (typeof String.prototype.toWellFormed === 'function') return text.toWellFormed();
+    var out = null;
+    for (var i = 0; i < text.length; i++) {
+      var u = text.charCodeAt(i);
+      if (u < 0xd800 || u > 0xdfff) continue;
+      var next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (u <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a valid pair
+        continue;
+      }
+      if (out === null) out = text.split('');
+      out[i] = '\ufffd';
+    }
+    return out === null ? text : out.join('');
+  },
+  // The largest config text the shim hands to C (startup blob from JS, or
+  // one startSession() config): far above any real config (a 16-session
+  // blob is ~16 KB), far below what could exhaust a fixed heap.
+  $wasmtraceLimits: { configMaxBytes: 1048576 },
+
   // Returns a malloc'd UTF-8 copy of the startup config blob, or 0 (none
   // given, or it could not be read: then the reason is written to errorPtr).
   // *sourceKind = 1 for Module.wasmtraceConfig, 3 for
   // globalThis.wasmtraceConfig (set by tools), 2 for the URL parameter.
   // Called once, on the main thread, before main(): it must not throw,
   // whatever the page put there (a throwing getter, a cyclic object, ...).
-  wt_js_read_config__deps: ['malloc'].concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
+  wt_js_read_config__deps: ['malloc', '$wasmtraceWellFormed', '$wasmtraceLimits']
+    .concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
   wt_js_read_config: function (sourceKindPtr, errorPtr, errorCap) {
     var text = null;
     var kind = 0;
     try {
-      var cfg = Module['wasmtraceConfig'];
+      // kind is set before each read: a throwing getter is blamed on its source.
       kind = 1;
+      var cfg = Module['wasmtraceConfig'];
       if (cfg === undefined || cfg === null) {
-        cfg = typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined;
         kind = 3;
+        cfg = typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined;
       }
       if (cfg !== undefined && cfg !== null) {
         text = typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
@@ -74,6 +110,19 @@ var wasmtraceLibrary = {
       } else if (typeof location !== 'undefined' && location.search) {
         kind = 2;
         text = new URLSearchParams(location.search).get('wasmtrace');
+      }
+      var max = wasmtraceLimits.configMaxBytes;
+      if (text !== null) {
+        // Checked on UTF-16 units first: a huge string is refused before it
+        // is copied; bytes >= units.
+        var bytes = text.length > max ? text.length
+          : lengthBytesUTF8(text = wasmtraceWellFormed(text));
+        if (bytes > max) {
+          HEAP32[sourceKindPtr >> 2] = kind;
+          stringToUTF8('the config text is ' + (text.length > max ? 'more than ' : '') +
+            bytes + ' bytes; the limit is ' + max, errorPtr, errorCap);
+          return 0;
+        }
       }
     } catch (e) {
       HEAP32[sourceKindPtr >> 2] = kind;
@@ -83,13 +132,17 @@ var wasmtraceLibrary = {
       } catch (ignored) {
         // An exception whose message cannot be read: the first line says enough.
       }
-      stringToUTF8(why, errorPtr, errorCap);
+      stringToUTF8(wasmtraceWellFormed(why.slice(0, 300)), errorPtr, errorCap);
       return 0;
     }
     if (text === null) return 0;
     var size = lengthBytesUTF8(text) + 1;
     var ptr = _malloc(size);
-    if (!ptr) return 0;
+    if (!ptr) {
+      HEAP32[sourceKindPtr >> 2] = kind;
+      stringToUTF8('out of memory for the config text (' + size + ' bytes)', errorPtr, errorCap);
+      return 0;
+    }
     stringToUTF8(text, ptr, size);
     HEAP32[sourceKindPtr >> 2] = kind;
     return ptr;

@@ -2,6 +2,16 @@
 // Runs on the main browser thread; the C side does the recording on its own
 // worker. Nothing here blocks: stop() polls, and this file's timer is what
 // writes the worker's output to the VFS (VFS writes belong to this thread).
+//
+// Any JS value may reach these methods: none throws a raw TypeError, and
+// startSession() always returns a Session (failed, with the reason, when it
+// cannot start). Once the runtime is dead (abort(), or exit with
+// -sEXIT_RUNTIME), nothing here calls into the module any more, except one
+// read of each known session's state when the shim first notices (lock-free
+// loads: abort() may have come from inside malloc); what that read found
+// 'stopped' keeps its trace, which is a VFS file, and the VFS is JS.
+// The Emscripten internals used here are listed at the top of
+// js/wasmtrace_library.js.
 (function () {
   if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
 
@@ -10,7 +20,16 @@
     'samplesDroppedTornStack', 'eventsWritten', 'eventsDropped', 'ticksMissed', 'bytesEncoded',
     'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit'];
   var PUMP_INTERVAL_MS = 25;
+  var CANNOT_FINISH = '; sessions cannot finish';
   var sessions = {};
+  // Why the runtime is dead, or null (Module.wasmtrace.aborted).
+  var aborted = null;
+  // What was read of the runtime when the shim noticed it was dead.
+  var lastWords = null;
+  // The stats buffer: allocated once while the runtime lives, never freed,
+  // so that reading stats never needs malloc (which an abort may have left
+  // locked).
+  var statsPtr = 0;
 
   function c(name) {
     var fn = Module['_' + name];
@@ -21,33 +40,173 @@
     return fn;
   }
 
+  // A message of an exception, whatever was thrown (its message may be a
+  // throwing getter), on one short line.
+  function messageOf(e) {
+    var m;
+    try {
+      m = e && typeof e.message === 'string' ? e.message : String(e);
+    } catch (ignored) {
+      m = 'an exception whose message cannot be read';
+    }
+    return m.length > 200 ? m.slice(0, 200) + '...' : m;
+  }
+
+  // The runtime's end, noticed through Emscripten's hooks (with the reason)
+  // or its flags (when the app replaced the hooks after this file ran).
+  function noteEnd(reason) {
+    if (aborted) return;
+    aborted = reason;
+    lastWords = { startupIds: null, configError: null, version: 'unknown' };
+    try {
+      var ids = [];
+      var n = c('wt_js_startup_count')();
+      for (var i = 0; i < n; i++) ids.push(c('wt_js_startup_id')(i));
+      lastWords.startupIds = ids;
+      lastWords.configError = UTF8ToString(c('wt_js_config_error')()) || null;
+      lastWords.version = UTF8ToString(c('wt_js_version')());
+      ids.forEach(session); // their names and outputs, read now or never
+    } catch (e) {
+      // A module that cannot answer any more (exited, with assertions).
+    }
+    for (var id in sessions) sessions[id]._freeze();
+  }
+
+  function dead() {
+    if (aborted) return aborted;
+    if (typeof ABORT !== 'undefined' && ABORT) {
+      // The hooks below were replaced by the app after this file ran.
+      noteEnd('the wasm runtime aborted: reason unknown' +
+        (typeof EXITSTATUS === 'number' ? ' (exit status ' + EXITSTATUS + ')' : ''));
+    } else if (typeof runtimeExited !== 'undefined' && runtimeExited) {
+      noteEnd('the wasm runtime exited');
+    }
+    return aborted;
+  }
+
+  // Chain to the app's own hooks (set on Module before this file ran);
+  // a pthread's abort() reaches onAbort on this thread too.
+  var appOnAbort = Module['onAbort'];
+  Module['onAbort'] = function (what) {
+    var r = what === undefined || what === null ? '' : messageOf(what);
+    noteEnd('the wasm runtime aborted: ' + (r || 'abort() was called'));
+    if (typeof appOnAbort === 'function') return appOnAbort.apply(this, arguments);
+  };
+  var appOnExit = Module['onExit'];
+  Module['onExit'] = function (status) {
+    noteEnd('the wasm runtime exited with status ' + messageOf(status));
+    if (typeof appOnExit === 'function') return appOnExit.apply(this, arguments);
+  };
+
   function ready() {
-    if (!runtimeInitialized) {
+    if (!runtimeInitialized && !dead()) {
       throw new Error('wasmtrace: the module is not initialized yet; call Module.wasmtrace from ' +
         'Module.onRuntimeInitialized, Module.postRun or later');
     }
   }
 
   function pump() {
-    if (runtimeInitialized && !ABORT) c('wt_js_io_pump')();
+    if (runtimeInitialized && !dead()) c('wt_js_io_pump')();
   }
 
   // Writes worker output to the VFS whenever this thread is free. The worker
   // never waits for this: it buffers (bounded) until the next pump.
-  var timer = setInterval(pump, PUMP_INTERVAL_MS);
+  var timer = setInterval(function () {
+    try {
+      pump();
+    } catch (e) {
+      // The module threw (a trap in the app's code it reached): the next
+      // pump tries again; stop() reports it if it persists.
+    }
+  }, PUMP_INTERVAL_MS);
   if (timer && typeof timer.unref === 'function') timer.unref();
 
-  function Session(id) {
-    this.id = id;
-    this._stopPromise = null;
+  function readStats(id) {
+    if (!statsPtr) {
+      if (aborted) return null;
+      statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
+      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (96 bytes)');
+    }
+    c('wt_js_session_stats')(id, statsPtr);
+    var out = {};
+    for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = HEAPF64[(statsPtr >> 3) + i];
+    return out;
   }
 
+  function zeroStats() {
+    var out = {};
+    for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = 0;
+    return out;
+  }
+
+  // A session: `id` is its C record (-1 for one that failed in JS without
+  // one: after the runtime died, or when even a failed record could not be
+  // had). What never changes is read once, while the runtime lives.
+  function Session(id, localError) {
+    Object.defineProperty(this, 'id', { value: id, enumerable: true });
+    this._local = localError || null;
+    this._final = null;
+    this._stopPromise = null;
+    this._meta = { name: '', output: '', gzip: false, format: 0 };
+    if (!this._local) {
+      this._meta = {
+        name: UTF8ToString(c('wt_js_session_name')(id)),
+        output: UTF8ToString(c('wt_js_session_output')(id)),
+        gzip: c('wt_js_session_gzip')(id) === 1,
+        format: c('wt_js_session_format')(id),
+      };
+    }
+  }
+
+  // `s` if it is a Session, else a clear Error (a method called detached).
+  function own(s, member) {
+    if (!(s instanceof Session)) {
+      throw new Error('wasmtrace: Session.' + member + ' used on something that is not a session ' +
+        '(use it as session.' + member + ')');
+    }
+    return s;
+  }
+
+  // Records what the session was when the runtime died: 'stopped' (its
+  // file is complete on the VFS, which survives) or failed.
+  Session.prototype._freeze = function () {
+    if (this._local || this._final) return;
+    var state = 'failed', error = null, stats = null;
+    try {
+      state = STATES[c('wt_js_session_state')(this.id)] || 'failed';
+      if (state === 'failed') error = UTF8ToString(c('wt_js_session_error')(this.id));
+      if (state === 'stopped') stats = readStats(this.id);
+    } catch (e) {
+      state = 'failed';
+    }
+    if (state !== 'stopped' && state !== 'failed') state = 'failed';
+    if (state === 'failed' && !error) error = aborted + CANNOT_FINISH;
+    this._final = { state: state, error: error, stats: stats };
+  };
+
+  Session.prototype._current = function () {
+    if (this._local) return { state: 'failed', error: this._local, stats: null };
+    if (this._final) return this._final;
+    if (dead()) {
+      this._freeze();
+      return this._final;
+    }
+    return null;
+  };
+
   Object.defineProperties(Session.prototype, {
-    name: { get: function () { return UTF8ToString(c('wt_js_session_name')(this.id)); } },
-    output: { get: function () { return UTF8ToString(c('wt_js_session_output')(this.id)); } },
-    state: { get: function () { return STATES[c('wt_js_session_state')(this.id)] || 'failed'; } },
+    name: { get: function () { return own(this, 'name')._meta.name; } },
+    output: { get: function () { return own(this, 'output')._meta.output; } },
+    state: {
+      get: function () {
+        var f = own(this, 'state')._current();
+        return f ? f.state : STATES[c('wt_js_session_state')(this.id)] || 'failed';
+      },
+    },
     error: {
       get: function () {
+        var f = own(this, 'error')._current();
+        if (f) return f.error;
         var e = UTF8ToString(c('wt_js_session_error')(this.id));
         return e === '' ? null : e;
       },
@@ -55,57 +214,87 @@
   });
 
   Session.prototype.stats = function () {
-    var ptr = c('wt_js_alloc')(8 * STAT_KEYS.length);
-    try {
-      c('wt_js_session_stats')(this.id, ptr);
-      var out = {};
-      for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = HEAPF64[(ptr >> 3) + i];
-      return out;
-    } finally {
-      c('wt_js_free')(ptr);
+    var f = own(this, 'stats()')._current();
+    if (f) {
+      if (f.stats) return Object.assign({}, f.stats);
+      if (this._local) return zeroStats();
+      throw new Error("wasmtrace: the stats of session '" + this.name + "' are gone: " + aborted +
+        ' before the session finished');
     }
+    return readStats(this.id);
   };
 
   // Resolves with the session once its file is complete on the VFS; rejects
-  // if the session failed. Calling it again returns the same promise.
+  // if the session failed or the runtime died. Calling it again returns the
+  // same promise.
   Session.prototype.stop = function () {
-    if (this._stopPromise) return this._stopPromise;
-    var self = this;
-    c('wt_js_session_stop')(this.id);
-    this._stopPromise = new Promise(function (resolve, reject) {
+    var s;
+    try {
+      s = own(this, 'stop()');
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (s._stopPromise) return s._stopPromise;
+    function failure() {
+      return new Error('wasmtrace: ' + (s.name ? "session '" + s.name + "'" : 'the session') + ' failed: ' + s.error);
+    }
+    s._stopPromise = new Promise(function (resolve, reject) {
       function tick() {
-        pump();
-        var state = self.state;
-        if (state === 'stopped') return resolve(self);
-        if (state === 'failed') {
-          return reject(new Error("wasmtrace: session '" + self.name + "' failed: " + self.error));
+        try {
+          pump();
+          var state = s.state;
+          if (state === 'stopped') return resolve(s);
+          if (state === 'failed') return reject(failure());
+          setTimeout(tick, 5);
+        } catch (e) {
+          reject(new Error("wasmtrace: stopping session '" + s.name + "' failed: " + messageOf(e)));
         }
-        setTimeout(tick, 5);
+      }
+      if (!s._current()) {
+        try {
+          c('wt_js_session_stop')(s.id);
+        } catch (e) {
+          return reject(new Error("wasmtrace: stopping session '" + s.name + "' failed: " + messageOf(e)));
+        }
       }
       // First poll on the next turn: stop() calls made together (one per
       // session) reach the worker together, before any file is written.
       setTimeout(tick, 0);
     });
-    return this._stopPromise;
+    return s._stopPromise;
   };
 
   Session.prototype.getTraceBytes = function () {
-    var state = this.state;
+    var state = own(this, 'getTraceBytes()').state;
     if (state !== 'stopped') {
       throw new Error("wasmtrace: session '" + this.name + "' is " + state +
         (state === 'failed' ? ' (' + this.error + ')' : '; await session.stop() first'));
     }
-    return FS.readFile(this.output);
+    try {
+      return FS.readFile(this.output);
+    } catch (e) {
+      var code = e && typeof e.code === 'string' ? e.code : messageOf(e);
+      throw new Error("wasmtrace: the trace of session '" + this.name + "' cannot be read from the VFS at " +
+        this.output + ' (' + code + ')');
+    }
   };
 
   Session.prototype.getTraceBlob = function () {
-    var gzip = c('wt_js_session_gzip')(this.id) === 1;
-    var folded = c('wt_js_session_format')(this.id) === 2;
-    var type = gzip ? 'application/gzip' : folded ? 'text/plain' : 'application/json';
-    return new Blob([this.getTraceBytes()], { type: type });
+    var bytes = own(this, 'getTraceBlob()').getTraceBytes();
+    var type = this._meta.gzip ? 'application/gzip' : this._meta.format === 2 ? 'text/plain' : 'application/json';
+    return new Blob([bytes], { type: type });
   };
 
+  // Saves the trace through a download link; `filename` defaults to the
+  // output's base name when it is undefined, null or ''.
   Session.prototype.download = function (filename) {
+    own(this, 'download()');
+    if (filename !== undefined && filename !== null && typeof filename !== 'string') {
+      throw new Error('wasmtrace: download(filename): filename must be a string, got ' + describe(filename));
+    }
+    if (typeof document === 'undefined') {
+      throw new Error('wasmtrace: download() needs a page (document); use getTraceBlob() here');
+    }
     var blob = this.getTraceBlob();
     var url = URL.createObjectURL(blob);
     var a = document.createElement('a');
@@ -118,8 +307,88 @@
   };
 
   function session(id) {
-    if (!sessions[id]) sessions[id] = new Session(id);
+    // The stats buffer, taken while the runtime surely lives (see statsPtr).
+    if (!statsPtr && !aborted) statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
+    if (!sessions[id]) {
+      sessions[id] = new Session(id);
+      if (aborted) sessions[id]._freeze();
+    }
     return sessions[id];
+  }
+
+  // What a JS value is, for an error message (never calls the value's code).
+  function describe(v) {
+    if (v === null) return 'null';
+    var t = typeof v;
+    if (t === 'undefined' || t === 'boolean') return String(v);
+    if (t === 'number') return 'the number ' + String(v);
+    if (t === 'bigint') return 'a BigInt';
+    if (t === 'symbol') return 'a Symbol';
+    if (t === 'function') return 'a function';
+    if (t === 'string') return 'a string';
+    return 'an object';
+  }
+
+  // The JSON text of a startSession() argument, or {error}.
+  function configText(config) {
+    var what = 'startSession(config): ';
+    var text;
+    if (typeof config === 'string') {
+      text = config;
+    } else if (config === null || typeof config !== 'object') {
+      return { error: what + 'config must be a session object or a JSON string, got ' + describe(config) };
+    } else {
+      try {
+        if (Array.isArray(config)) {
+          return { error: what + 'config must be a session object or a JSON string, got an array' };
+        }
+        text = JSON.stringify(config);
+      } catch (e) {
+        return { error: what + 'config cannot be serialized as JSON: ' + messageOf(e) };
+      }
+      if (typeof text !== 'string') {
+        return { error: what + 'config has no JSON form (its toJSON returned ' + describe(text) + ')' };
+      }
+    }
+    var max = wasmtraceLimits.configMaxBytes;
+    // Checked on UTF-16 units first: a huge string is refused before it is
+    // copied; bytes >= units.
+    if (text.length > max) {
+      return { error: what + 'the config text is more than ' + max + ' bytes; the limit is ' + max };
+    }
+    text = wasmtraceWellFormed(text);
+    var bytes = lengthBytesUTF8(text);
+    if (bytes > max) return { error: what + 'the config text is ' + bytes + ' bytes; the limit is ' + max };
+    return { text: text, bytes: bytes };
+  }
+
+  // A C string copy of `text` (well-formed), or 0; free it with wt_js_free.
+  function cString(text) {
+    var size = lengthBytesUTF8(text) + 1;
+    var ptr = c('wt_js_alloc')(size);
+    if (ptr) stringToUTF8(text, ptr, size);
+    return ptr;
+  }
+
+  // A session that failed before it started: a C record when one can be
+  // had (it gets an id and is printed once, like any failed session).
+  function failedSession(error) {
+    error = wasmtraceWellFormed(error);
+    if (dead()) return new Session(-1, error);
+    var ptr = cString(error);
+    var id = -1;
+    if (ptr) {
+      try {
+        id = c('wt_js_session_fail_new')(ptr);
+      } finally {
+        c('wt_js_free')(ptr);
+      }
+    }
+    if (id < 0) {
+      console.error('wasmtrace: ' + error);
+      return new Session(-1, error);
+    }
+    return session(id);
   }
 
   Module['wasmtrace'] = {
@@ -127,27 +396,42 @@
     // or 'unknown' before the runtime is initialized or when the library
     // lacks wt_js_version (older than this shim).
     get version() {
+      if (dead()) return lastWords.version;
       var fn = Module['_wt_js_version'];
       return fn && runtimeInitialized ? UTF8ToString(fn()) : 'unknown';
+    },
+    // null while the runtime lives, else what ended it ("the wasm runtime
+    // aborted: <reason>", "... exited with status <n>").
+    get aborted() {
+      return dead();
     },
     // The sessions started from the config blob before main() (including
     // failed ones, with their error).
     getStartupSessions: function () {
       ready();
-      var n = c('wt_js_startup_count')();
-      var out = [];
-      for (var i = 0; i < n; i++) out.push(session(c('wt_js_startup_id')(i)));
-      return out;
+      var ids = [];
+      if (dead()) {
+        ids = lastWords.startupIds || [];
+      } else {
+        var n = c('wt_js_startup_count')();
+        for (var i = 0; i < n; i++) ids.push(c('wt_js_startup_id')(i));
+      }
+      return ids.map(session);
     },
     // Starts a session now; `config` is one session object of the blob (an
     // object or a JSON string). Always returns a Session: check its state.
     startSession: function (config) {
       ready();
-      var text = typeof config === 'string' ? config : JSON.stringify(config || {});
-      var size = lengthBytesUTF8(text) + 1;
-      var ptr = c('wt_js_alloc')(size);
-      if (!ptr) throw new Error('wasmtrace: out of memory for the session config');
-      stringToUTF8(text, ptr, size);
+      var why = dead();
+      if (why) return failedSession('startSession(config): ' + why + '; sessions cannot start');
+      var r = configText(config);
+      if (r.error) return failedSession(r.error);
+      var ptr = c('wt_js_alloc')(r.bytes + 1);
+      if (!ptr) {
+        return failedSession('startSession(config): out of memory for the config text (' +
+          (r.bytes + 1) + ' bytes)');
+      }
+      stringToUTF8(r.text, ptr, r.bytes + 1);
       try {
         return session(c('wt_js_session_start')(ptr));
       } finally {
@@ -157,6 +441,7 @@
     // A top-level problem with the config blob (malformed JSON, ...) or null.
     get configError() {
       ready();
+      if (dead()) return lastWords.configError;
       var e = UTF8ToString(c('wt_js_config_error')());
       return e === '' ? null : e;
     },
@@ -164,7 +449,10 @@
     // wasmtrace allocates per registered thread and per session record.
     memory: function () {
       ready();
+      var why = dead();
+      if (why) throw new Error('wasmtrace: memory() is unavailable: ' + why);
       var ptr = c('wt_js_alloc')(32);
+      if (!ptr) throw new Error('wasmtrace: out of memory for memory() (32 bytes)');
       try {
         c('wt_js_memory')(ptr);
         var at = ptr >> 3;
@@ -174,6 +462,8 @@
         c('wt_js_free')(ptr);
       }
     },
-    pump: pump,
+    pump: function () {
+      pump();
+    },
   };
 })();

@@ -1,8 +1,11 @@
 /* Functions for the JS shim (js/wasmtrace_post.js): plain C signatures
  * over the public API, exported from the wasm module. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
+#include "config.h"
 #include "platform.h"
 #include "session.h"
 #include "startup.h"
@@ -80,4 +83,19 @@ WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
                           st.threads_refused, st.threads_limit};
   for (int i = 0; i < 14; i++) out[i] = (double)v[i];
   return rc;
+}
+
+/* Registers a session that failed before it could start: the shim refused
+ * the JS value given to startSession() (`error` says why). It gets an id,
+ * the default name session-<id>, state 'failed' and the error, like any
+ * failed session, and is printed once to the console. Returns its id, or -1
+ * when even that record cannot be had (no memory, id limit). */
+WT_I_EXPORT int wt_js_session_fail_new(const char *error) {
+  wt_session_config config;
+  char name[WT_NAME_MAX];
+  snprintf(name, sizeof name, "session-%d", wt_session_count());
+  wt_config_defaults(&config, name);
+  int id = -1;
+  wt_api_add_session(&config, error && error[0] ? error : "invalid session config", &id);
+  return id;
 }
