@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "mem.h"
 #include "platform.h"
 #include "registry.h"
 #include "runtime.h"
@@ -267,9 +268,9 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
   if (nthreads > ws->cap) {
     uint32_t cap = ws->cap ? ws->cap : 8;
     while (cap < nthreads) cap *= 2;
-    uint32_t(*stacks)[WT_MAX_DEPTH] = realloc(ws->stacks, cap * sizeof *stacks);
+    uint32_t(*stacks)[WT_MAX_DEPTH] = wt_mem_realloc(ws->stacks, cap * sizeof *stacks);
     if (stacks) ws->stacks = stacks;
-    int *depths = realloc(ws->depths, cap * sizeof *depths);
+    int *depths = wt_mem_realloc(ws->depths, cap * sizeof *depths);
     if (depths) ws->depths = depths;
     if (stacks && depths) ws->cap = cap;
     if (nthreads > ws->cap) nthreads = ws->cap;
@@ -502,7 +503,7 @@ void *wt_worker_main(void *arg) {
   (void)arg;
   atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
-  worker_state *ws = calloc(1, sizeof *ws);
+  worker_state *ws = wt_mem_calloc(1, sizeof *ws);
   if (!ws) {
     /* No worker: fail the sessions waiting for it. api.c reads the state
      * under the table's mutex: once this thread has held it after storing
@@ -543,8 +544,8 @@ void *wt_worker_main(void *arg) {
                               memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }
-  free(ws->stacks);
-  free(ws->depths);
-  free(ws);
+  wt_mem_free(ws->stacks);
+  wt_mem_free(ws->depths);
+  wt_mem_free(ws);
   return NULL;
 }
