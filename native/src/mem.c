@@ -80,6 +80,15 @@ void *wt_mem_realloc(void *p, size_t n) {
   return how ? granted(how, n, realloc(p, n ? n : 1)) : NULL;
 }
 
+void *wt_mem_aligned_alloc(size_t align, size_t n) {
+  if (n > SIZE_MAX - align) {
+    atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+    return NULL;
+  }
+  int how = grant(n + align); /* the worst case of the alignment's padding */
+  return how ? granted(how, n + align, aligned_alloc(align, n)) : NULL;
+}
+
 void wt_mem_free(void *p) {
   if (!p) return;
   if (credit_max) {

@@ -30,6 +30,8 @@ void *wt_mem_alloc(size_t n);
 void *wt_mem_calloc(size_t count, size_t size);
 /* Like realloc; on refusal the old block is left as it was. */
 void *wt_mem_realloc(void *p, size_t n);
+/* Like aligned_alloc (align a power of two, n a multiple of it). */
+void *wt_mem_aligned_alloc(size_t align, size_t n);
 void wt_mem_free(void *p);
 char *wt_mem_strdup(const char *s);
 
