@@ -43,7 +43,10 @@ static int heap_allows(size_t n) {
 /* 1 if a request of n bytes may go to malloc; 2 if it does on the credit. */
 static int grant(size_t n) {
   if (seam_allows() && heap_allows(n)) return 1;
-  if (n <= SIZE_MAX - CHUNK_OVERHEAD && credit >= n + CHUNK_OVERHEAD) {
+  /* The credit stands for memory this thread freed inside the heap; if
+   * app threads have taken it since, malloc's free bytes say so. */
+  if (n <= SIZE_MAX - CHUNK_OVERHEAD && credit >= n + CHUNK_OVERHEAD &&
+      wt_platform_malloc_free_bytes() >= n + CHUNK_OVERHEAD) {
     credit -= n + CHUNK_OVERHEAD;
     return 2;
   }

@@ -62,6 +62,10 @@ int64_t wt_platform_malloc_bytes(void);
  * SIZE_MAX where the heap has no known limit (host). mem.c. */
 size_t wt_platform_heap_room(int precise);
 
+/* Bytes free inside malloc's heap (its bins and top chunk: mallinfo's
+ * fordblks), SIZE_MAX on the host. Walks malloc's heap under its lock. */
+size_t wt_platform_malloc_free_bytes(void);
+
 /* Writes the name of the function at wasm table index `table_index` into
  * buf (NUL-terminated): its name-section name if the module has one, else
  * "wasm-function[<function index>]" if the engine tells its function index

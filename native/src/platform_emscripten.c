@@ -126,3 +126,5 @@ size_t wt_platform_heap_room(int precise) {
   if (precise) room += (size_t)mallinfo().keepcost;
   return room;
 }
+
+size_t wt_platform_malloc_free_bytes(void) { return (size_t)mallinfo().fordblks; }
