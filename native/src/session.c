@@ -64,10 +64,10 @@ static void settle_reserve(wt_session *s) {
 static void note_no_memory(wt_session *s, uint64_t n) {
   atomic_fetch_add_explicit(&s->alloc_refused, n, memory_order_relaxed);
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
-  if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return; /* prealloc says it */
+  if (st == WT_SESSION_STOPPING) release_reserve(s); /* finishing: counted, not "stopped early" */
+  if (st != WT_SESSION_RUNNING) return; /* before it starts, prealloc says it */
   if (atomic_exchange_explicit(&s->oom_stop, 1, memory_order_relaxed)) return;
   release_reserve(s);
-  if (atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) return;
   atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
   char line[WT_NAME_MAX + 200];
   snprintf(line, sizeof line,

@@ -83,11 +83,29 @@ static int trace_reads(const char *format, const char *text, size_t len) {
 
 typedef struct app_thread {
   _Atomic int stop;
+  int many_stacks; /* nest 32 scope sites 4 deep at random: the call tree must grow */
 } app_thread;
+
+static const char *const site_names[32] = {
+    "s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07", "s08", "s09", "s10",
+    "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21",
+    "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"};
+static wt_site sites[32];
 
 static void *app_main(void *arg) {
   app_thread *a = arg;
   WT_THREAD_NAME("app");
+  uint32_t rng = 1;
+  while (a->many_stacks && !atomic_load(&a->stop)) {
+    for (int d = 0; d < 4; d++) {
+      rng = rng * 1103515245u + 12345u;
+      wt_scope_begin(&sites[(rng >> 16) & 31]);
+    }
+    double until = wt_test_now_s() + 20e-6;
+    while (wt_test_now_s() < until) {
+    }
+    for (int d = 0; d < 4; d++) wt_scope_end();
+  }
   while (!atomic_load(&a->stop)) {
     WT_SCOPE("outer");
     for (int k = 0; k < 3; k++) {
@@ -105,13 +123,13 @@ static void *app_main(void *arg) {
 enum { FAILED_BEFORE_START, STOPPED_EARLY, STOPPED_WITH_REFUSALS, STOPPED_CLEAN, RAN_CLEAN, BAD };
 
 /* One record-and-encode with every allocation after the k-th refused. */
-static int run_once(const char *format, long k) {
+static int run_once(const char *format, long k, int many_stacks) {
   char path[256], json[512];
   snprintf(path, sizeof path, "%s/oom-%s-%ld.gz", tmpdir, format, k);
   snprintf(json, sizeof json,
-           "{\"name\":\"oom\",\"output\":\"%s\",\"format\":\"%s\",\"sampling\":{\"intervalUs\":200},"
+           "{\"name\":\"oom\",\"output\":\"%s\",\"format\":\"%s\",\"sampling\":{\"intervalUs\":%d},"
            "\"counters\":{\"intervalMs\":2},\"maxBufferKB\":512}",
-           path, format);
+           path, format, many_stacks ? 100 : 200);
   wt_mem_fail_after_for_testing(k);
   int id = -1;
   wt_status rc = wt_session_start(json, &id);
@@ -130,7 +148,9 @@ static int run_once(const char *format, long k) {
     wt_runtime_reset_for_testing(0);
     return outcome;
   }
-  app_thread app = {0};
+  app_thread app = {.many_stacks = many_stacks};
+  /* The registry was reset after the last run: the sites intern again. */
+  for (int i = 0; i < 32; i++) sites[i] = (wt_site)WT_SITE_INIT(site_names[i], "app");
   pthread_t thread;
   int spawned = pthread_create(&thread, NULL, app_main, &app) == 0;
   double give_up = wt_test_now_s() + 5;
@@ -140,7 +160,7 @@ static int run_once(const char *format, long k) {
     wt_session_stats_get(id, &stats);
     wt_session_state st = wt_session_state_get(id);
     if (st != WT_SESSION_RUNNING && st != WT_SESSION_STARTING) break; /* stopping early, or failed */
-    if (stats.samples_taken >= 200 && stats.bytes_written > 0) break;
+    if (stats.samples_taken >= (many_stacks ? 1200u : 200u)) break;
     wt_test_sleep_ms(1);
   }
   atomic_store(&app.stop, 1);
@@ -182,11 +202,13 @@ static int run_once(const char *format, long k) {
   return outcome;
 }
 
-static void refuse_each_allocation_in_turn(const char *format) {
+static void refuse_each_allocation_in_turn(const char *format, int many_stacks) {
   int seen[BAD] = {0};
   long k;
   for (k = 0; k < 2000; k++) {
-    int outcome = run_once(format, k);
+    double t0 = wt_test_now_s();
+    int outcome = run_once(format, k, many_stacks);
+    if (getenv("WT_MEMORY_TIMES")) fprintf(stderr, "    k=%ld outcome %d: %.3f s\n", k, outcome, wt_test_now_s() - t0);
     if (outcome == BAD) {
       CHECK(outcome != BAD);
       fprintf(stderr, "    format %s, allocations refused after the first %ld\n", format, k);
@@ -195,8 +217,8 @@ static void refuse_each_allocation_in_turn(const char *format) {
     seen[outcome]++;
     if (outcome == RAN_CLEAN) break; /* every allocation was allowed */
   }
-  fprintf(stderr, "    %s: %ld runs: %d failed before start, %d stopped early, %d stopped with refusals counted, %d clean\n",
-          format, k + 1, seen[FAILED_BEFORE_START], seen[STOPPED_EARLY], seen[STOPPED_WITH_REFUSALS],
+  fprintf(stderr, "    %s%s: %ld runs: %d failed before start, %d stopped early, %d stopped with refusals counted, %d clean\n",
+          format, many_stacks ? " (many stacks)" : "", k + 1, seen[FAILED_BEFORE_START], seen[STOPPED_EARLY], seen[STOPPED_WITH_REFUSALS],
           seen[STOPPED_CLEAN] + seen[RAN_CLEAN]);
   CHECK(seen[RAN_CLEAN] == 1); /* the loop reached the end of the allocations */
   CHECK(seen[FAILED_BEFORE_START] > 0);
@@ -204,13 +226,20 @@ static void refuse_each_allocation_in_turn(const char *format) {
 }
 
 WT_TEST(chrome_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation) {
-  refuse_each_allocation_in_turn("chrome");
+  refuse_each_allocation_in_turn("chrome", 0);
 }
 WT_TEST(firefox_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation) {
-  refuse_each_allocation_in_turn("firefox");
+  refuse_each_allocation_in_turn("firefox", 0);
 }
 WT_TEST(folded_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation) {
-  refuse_each_allocation_in_turn("folded");
+  refuse_each_allocation_in_turn("folded", 0);
+}
+/* The same while the call tree, the event buffer and the encoders' tables
+ * grow: refusals come while the session records. */
+WT_TEST(growing_sessions_should_stop_early_with_a_readable_trace_at_every_refused_allocation) {
+  refuse_each_allocation_in_turn("chrome", 1);
+  refuse_each_allocation_in_turn("firefox", 1);
+  refuse_each_allocation_in_turn("folded", 1);
 }
 
 /* zlib's state, what wt_session_start_bytes counts for it, is an upper
@@ -269,6 +298,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(chrome_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation),
       WT_TEST_ENTRY(firefox_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation),
       WT_TEST_ENTRY(folded_sessions_should_fail_before_start_or_stop_early_with_a_readable_trace_at_every_refused_allocation),
+      WT_TEST_ENTRY(growing_sessions_should_stop_early_with_a_readable_trace_at_every_refused_allocation),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   wt_runtime_reset_for_testing(0);
