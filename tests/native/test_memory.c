@@ -252,6 +252,10 @@ WT_TEST(gzip_state_should_fit_the_bytes_a_session_counts_for_it) {
    * the number of zlib's allocations; their sizes are not visible here, so
    * the check is on the credit instead: with only WT_GZIP_STATE_BYTES of
    * credit and nothing from the heap, the sink still sets up. */
+  /* As a session does: a reserve freed inside the heap, lent as credit. */
+  void *reserve = wt_mem_alloc(WT_GZIP_STATE_BYTES);
+  REQUIRE(reserve != NULL);
+  wt_mem_free(reserve);
   wt_mem_fail_after_for_testing(0);
   wt_mem_credit_add(WT_GZIP_STATE_BYTES);
   wt_status st = wt_gzip_sink_init(&gz, &inner.base, 6);
