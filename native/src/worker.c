@@ -4,7 +4,9 @@
  * the main thread: its only blocking call is the timed sleep, besides short
  * critical sections (registry and category mutexes, malloc's lock, and on
  * its out-of-memory exit the session table's) that no holder keeps while
- * waiting.
+ * waiting. One exception, out of memory only: a session finishing on its
+ * reserve may wait (up to 20 s) for the main thread to write an output
+ * block and give it back (outq.c, session.c).
  *
  * One iteration, in phases:
  *   adopt          adopt new sessions (a startup batch all at once)
