@@ -69,11 +69,18 @@ static void note_no_memory(wt_session *s, uint64_t n) {
   if (atomic_exchange_explicit(&s->oom_stop, 1, memory_order_relaxed)) return;
   release_reserve(s);
   atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
+  /* Said on the main thread once the file is complete (wt_session_log_end):
+   * a console line from a worker may be lost, or (Node, Emscripten 3.1.69)
+   * turn the process's exit status into 1. */
+}
+
+void wt_session_log_end(const wt_session *s) {
+  if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
   char line[WT_NAME_MAX + 200];
   snprintf(line, sizeof line,
-           "session '%s' stops early: out of memory (the wasm heap cannot give it more); its trace "
-           "keeps what it recorded",
-           s->config.name);
+           "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
+           "it recorded",
+           s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
   wt_platform_log_error(line);
 }
 

@@ -145,6 +145,9 @@ void wt_session_note_memory(wt_session *s);
  * output budget has left; 0 if the output queue is too full to encode. */
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
+/* Main thread, when the session has become STOPPED: one console line if it
+ * stopped early for lack of memory. */
+void wt_session_log_end(const wt_session *s);
 
 /* One encoder step over at most max_batch pending samples and events (all
  * of them if final): builds the encoder's view, applies its tally to the
