@@ -270,8 +270,13 @@ wt_status wt_session_prealloc(wt_session *s) {
   atomic_store_explicit(&s->output_ready, 0, memory_order_relaxed);
   s->encoder_sink = NULL;
   size_t kib = (need + 1023) / 1024;
-  if (avail == SIZE_MAX)
-    snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused it", kib);
+  if (avail == SIZE_MAX) /* no heap limit known (host): the allocator refused */
+    snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused part of it",
+             kib);
+  else if (need <= avail) /* the room was there when checked: another thread took it */
+    snprintf(s->error, sizeof s->error,
+             "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
+             kib, avail / 1024);
   else
     snprintf(s->error, sizeof s->error,
              "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "

@@ -505,20 +505,13 @@ void *wt_worker_main(void *arg) {
   (void)arg;
   atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
-  worker_state *ws = wt_mem_calloc(1, sizeof *ws);
-  if (!ws) {
-    /* No worker: fail the sessions waiting for it. api.c reads the state
-     * under the table's mutex: once this thread has held it after storing
-     * 2, every session added later fails at once, and every one added
-     * before is in the count read below. */
-    atomic_store(&wt_rt.worker_state, 2);
-    pthread_mutex_lock(&wt_rt.mutex);
-    pthread_mutex_unlock(&wt_rt.mutex);
-    int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-      if (wt_rt.sessions[i]) wt_session_fail(wt_rt.sessions[i], "the wasmtrace worker ran out of memory");
-    return NULL;
-  }
+  /* Its state is static (there is one worker at a time), so that it starts
+   * whatever the heap: nothing here can fail for lack of memory, and the
+   * snapshot buffers below grow on demand (a refusal samples fewer
+   * threads). */
+  static worker_state ws_storage;
+  worker_state *ws = &ws_storage;
+  memset(ws, 0, sizeof *ws);
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
@@ -548,6 +541,6 @@ void *wt_worker_main(void *arg) {
   }
   wt_mem_free(ws->stacks);
   wt_mem_free(ws->depths);
-  wt_mem_free(ws);
+  memset(ws, 0, sizeof *ws);
   return NULL;
 }
