@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "mem.h"
 #include "platform.h"
 #include "runtime.h"
 #include "worker.h"
@@ -29,7 +30,7 @@ wt_session *wt_session_get(int id) {
 }
 
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {
-  wt_session *s = calloc(1, sizeof *s);
+  wt_session *s = wt_mem_calloc(1, sizeof *s);
   if (!s) return WT_ERR_NO_MEMORY;
   s->config = *config;
   s->host = &session_host;
@@ -93,8 +94,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
              wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
-  } else if (wt_session_prealloc(s) != WT_OK) {
-    snprintf(s->error, sizeof s->error, "out of memory for the session's first buffers");
+  } else if (wt_session_prealloc(s) != WT_OK) { /* it wrote s->error */
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_NO_MEMORY;
   } else {

@@ -71,6 +71,8 @@ typedef struct wt_stats_rec {
   uint64_t samples_taken, samples_written, samples_full, samples_torn;
   uint64_t events_written, events_dropped, ticks_missed, threads_dropped;
   uint64_t threads_seen, high_water, worker_busy_us, lateness_p50, lateness_p99;
+  uint64_t allocations_refused; /* this session's allocations refused (mem.h) */
+  int stopped_early_oom;        /* it stopped early because memory ran out */
   double encode_us, worker_created_us, worker_started_us, lateness_max_us;
 } wt_stats_rec;
 
@@ -112,11 +114,17 @@ typedef struct wt_encode_tally {
   uint64_t samples_dropped; /* taken but dropped (a retained buffer was full) */
   size_t retained_bytes;    /* memory the encoder keeps between steps besides
                                its state_bytes, now */
+  uint32_t alloc_failures;  /* allocations refused (it degraded: what it
+                               dropped is in the counts above, or in lost) */
+  const char *lost;         /* static: what the output lacks and why, or NULL */
 } wt_encode_tally;
 
 /* An output format. step() encodes the view's batch into j; with
  * v->final it also writes the end of the file (the session flushes and
- * closes the sink). *state is the encoder's own (NULL at first; step()
+ * closes the sink). Out of memory, it degrades rather than fails (drops
+ * what it cannot keep, counted, and says so in the tally); it returns
+ * WT_ERR_NO_MEMORY only if it wrote and kept nothing of the batch, which
+ * the session may then give it again (with its reserve released). *state is the encoder's own (NULL at first; step()
  * allocates it, state_bytes of it); free() releases it (may be NULL). */
 typedef struct wt_encoder {
   const char *name;

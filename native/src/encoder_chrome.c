@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "encoder.h"
+#include "mem.h"
 
 /* What this encoder remembers of a thread between steps: 32 bytes, for
  * each of WT_MAX_THREADS slots. */
@@ -252,7 +253,7 @@ static void write_footer(ch_writer *w) {
 static int cover_nodes(ch_state *c, const wt_encode_view *v, wt_encode_tally *t) {
   if (v->node_cap <= c->emitted_cap) return 1;
   size_t old_bytes = ((size_t)c->emitted_cap + 7) / 8, bytes = ((size_t)v->node_cap + 7) / 8;
-  uint8_t *bits = realloc(c->emitted, bytes);
+  uint8_t *bits = wt_mem_realloc(c->emitted, bytes);
   if (!bits) return 0;
   memset(bits + old_bytes, 0, bytes - old_bytes);
   c->emitted = bits;
@@ -262,13 +263,23 @@ static int cover_nodes(ch_state *c, const wt_encode_view *v, wt_encode_tally *t)
 }
 
 static wt_status chrome_step(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t) {
-  if (!*state) *state = calloc(1, sizeof(ch_state));
+  if (!*state) *state = wt_mem_calloc(1, sizeof(ch_state));
   ch_writer w = {*state, v, j, t};
-  if (!w.c || !cover_nodes(w.c, v, t)) return WT_ERR_NO_MEMORY;
+  if (!w.c) {
+    t->alloc_failures++;
+    return WT_ERR_NO_MEMORY;
+  }
+  /* Without a bit per node, the batch's nodes could be written twice:
+   * its samples are dropped (counted), the rest is written. */
+  int covered = cover_nodes(w.c, v, t);
+  if (!covered) {
+    t->alloc_failures++;
+    t->samples_dropped = v->nsamples;
+  }
   if (!w.c->header_written) write_header(&w);
   /* Events first: each is complete, order does not matter to readers. */
   for (size_t i = 0; i < v->nevents; i++) write_event(&w, wt_ring_at(v->events, i));
-  for (uint32_t slot = 0; slot < WT_MAX_THREADS; slot++) {
+  for (uint32_t slot = 0; slot < WT_MAX_THREADS && covered; slot++) {
     uint32_t lo = v->group[slot], hi = v->group[slot + 1];
     if (hi > lo) write_chunk(&w, (uint16_t)slot, v->order + lo, hi - lo);
   }
@@ -278,8 +289,8 @@ static wt_status chrome_step(void **state, const wt_encode_view *v, wt_json *j, 
 
 static void chrome_free(void *state) {
   ch_state *c = state;
-  if (c) free(c->emitted);
-  free(c);
+  if (c) wt_mem_free(c->emitted);
+  wt_mem_free(c);
 }
 
 const wt_encoder wt_encoder_chrome = {

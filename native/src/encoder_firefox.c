@@ -47,6 +47,7 @@
 #include <time.h>
 
 #include "encoder.h"
+#include "mem.h"
 #include "platform.h"
 #include "u32map.h"
 
@@ -105,7 +106,10 @@ static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *
   size_t budget = v->retain_sample_bytes / SAMPLE_ENTRY, ev_budget = v->retain_event_bytes / sizeof(wt_event_rec);
   for (size_t i = 0; i < v->nsamples; i++) {
     wt_ring_room room = wt_ring_make_room(&f->samples, budget, 1024, keep_newest);
-    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) t->samples_dropped++;
+    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) {
+      t->samples_dropped++;
+      if (f->samples.cap < budget) t->alloc_failures++; /* it could not grow */
+    }
     if (room == WT_RING_REFUSED) continue;
     const wt_sample *s = &v->samples[v->order[i]];
     unsigned char *at = wt_ring_push(&f->samples);
@@ -114,7 +118,10 @@ static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *
   }
   for (size_t i = 0; i < v->nevents; i++) {
     wt_ring_room room = wt_ring_make_room(&f->events, ev_budget, 256, keep_newest);
-    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) t->events_dropped++;
+    if (room == WT_RING_REFUSED || room == WT_RING_EVICTED) {
+      t->events_dropped++;
+      if (f->events.cap < ev_budget) t->alloc_failures++;
+    }
     if (room == WT_RING_REFUSED) continue;
     *(wt_event_rec *)wt_ring_push(&f->events) = *(const wt_event_rec *)wt_ring_at(v->events, i);
   }
@@ -139,7 +146,7 @@ static int strtab_grow(strtab *t) {
   uint32_t nslots = t->index.cap ? t->index.cap * 2 : 1024;
   wt_u32map index;
   if (!wt_u32map_init(&index, nslots, 0)) return 0;
-  char **str = realloc(t->str, (size_t)(nslots / 2) * sizeof *str);
+  char **str = wt_mem_realloc(t->str, (size_t)(nslots / 2) * sizeof *str);
   if (!str) {
     wt_u32map_free(&index);
     return 0;
@@ -162,7 +169,7 @@ static uint32_t strtab_index(strtab *t, const char *s) {
   uint32_t j = wt_u32map_first(&t->index, str_hash(s)), v;
   for (; (v = wt_u32map_get(&t->index, j)) != 0; j = wt_u32map_next(&t->index, j))
     if (strcmp(t->str[v - 1], s) == 0) return v - 1;
-  char *copy = strdup(s);
+  char *copy = wt_mem_strdup(s);
   if (!copy) return NO_INDEX;
   t->str[t->count] = copy;
   wt_u32map_set(&t->index, j, ++t->count);
@@ -170,8 +177,8 @@ static uint32_t strtab_index(strtab *t, const char *s) {
 }
 
 static void strtab_free(strtab *t) {
-  for (uint32_t i = 0; i < t->count; i++) free(t->str[i]);
-  free(t->str);
+  for (uint32_t i = 0; i < t->count; i++) wt_mem_free(t->str[i]);
+  wt_mem_free(t->str);
   wt_u32map_free(&t->index);
 }
 
@@ -424,12 +431,12 @@ static void write_counters(ff_writer *w) {
   wt_json *j = w->j;
   const ff_state *f = w->f;
   /* Counters by name, in order of first appearance, each in time order. */
-  uint32_t *ids = malloc((f->events.count + 1) * sizeof *ids);
-  uint32_t *idx = malloc((f->events.count + 1) * sizeof *idx);
+  uint32_t *ids = wt_mem_alloc((f->events.count + 1) * sizeof *ids);
+  uint32_t *idx = wt_mem_alloc((f->events.count + 1) * sizeof *idx);
   if (!ids || !idx) {
     w->oom = 1;
-    free(ids);
-    free(idx);
+    wt_mem_free(ids);
+    wt_mem_free(idx);
     return;
   }
   uint32_t nids = 0;
@@ -486,8 +493,8 @@ static void write_counters(ff_writer *w) {
     }
     wt_json_lit(j, "]}}");
   }
-  free(ids);
-  free(idx);
+  wt_mem_free(ids);
+  wt_mem_free(idx);
 }
 
 static const char *const palette[] = {"green", "orange", "purple", "lightblue", "brown", "magenta", "red"};
@@ -571,13 +578,13 @@ static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f,
   w->j = j;
   w->ncats = FIXED_CATEGORIES;
   size_t nodes = (size_t)v->node_count + 1, nsamples = f->samples.count, nevents = f->events.count;
-  w->order = malloc((nsamples + 1) * sizeof *w->order);
-  w->ev_order = malloc((nevents + 1) * sizeof *w->ev_order);
-  w->stack_of = calloc(nodes, sizeof *w->stack_of);
+  w->order = wt_mem_alloc((nsamples + 1) * sizeof *w->order);
+  w->ev_order = wt_mem_alloc((nevents + 1) * sizeof *w->ev_order);
+  w->stack_of = wt_mem_calloc(nodes, sizeof *w->stack_of);
   uint32_t **tables[] = {&w->stack_frame, &w->stack_prefix, &w->frame_id, &w->frame_func, &w->frame_cat,
                          &w->func_name};
   int ok = w->order && w->ev_order && w->stack_of;
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) ok &= (*tables[i] = malloc(nodes * sizeof(uint32_t))) != NULL;
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) ok &= (*tables[i] = wt_mem_alloc(nodes * sizeof(uint32_t))) != NULL;
   if (!ok || !wt_u32map_init(&w->frame_of, 2 * (uint32_t)nodes, 1) ||
       !wt_u32map_init(&w->func_of, 2 * (uint32_t)nodes, 1))
     return 0;
@@ -603,7 +610,7 @@ static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f,
 static void writer_free(ff_writer *w) {
   void *p[] = {w->order, w->ev_order, w->stack_of, w->stack_frame, w->stack_prefix,
                w->frame_id, w->frame_func, w->frame_cat, w->func_name};
-  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) wt_mem_free(p[i]);
   wt_u32map_free(&w->frame_of);
   wt_u32map_free(&w->func_of);
   strtab_free(&w->strings);
@@ -612,8 +619,20 @@ static void writer_free(ff_writer *w) {
 static wt_status write_profile(const wt_encode_view *v, const ff_state *f, wt_json *j, wt_encode_tally *t) {
   ff_writer w;
   if (!writer_init(&w, v, f, j)) {
+    /* No memory for the tables: still a valid profile, with its settings
+     * and stats and no threads or counters; the stats say so. */
     writer_free(&w);
-    return WT_ERR_NO_MEMORY;
+    t->alloc_failures++;
+    t->lost = "out of memory while writing: the profile's threads, samples, markers and counters are "
+              "not in this file";
+    memset(&w, 0, sizeof w);
+    w.v = v;
+    w.f = f;
+    w.j = j;
+    w.ncats = FIXED_CATEGORIES;
+    write_meta(&w, t);
+    wt_json_lit(j, "\"threads\":[],\n\"counters\":[],\n\"shared\":{\"stringArray\":[]}}\n");
+    return WT_OK;
   }
   write_meta(&w, t);
   wt_json_lit(j, "\"threads\":[");
@@ -629,15 +648,21 @@ static wt_status write_profile(const wt_encode_view *v, const ff_state *f, wt_js
     wt_json_string(j, w.strings.str[i]);
   }
   wt_json_lit(j, "]}}\n");
-  int oom = w.oom;
+  if (w.oom) {
+    t->alloc_failures++;
+    t->lost = "out of memory while writing: some names or counters are missing";
+  }
   writer_free(&w);
-  return oom ? WT_ERR_NO_MEMORY : WT_OK;
+  return WT_OK;
 }
 
 static wt_status ff_step(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t) {
   ff_state *f = *state;
   if (!f) {
-    if (!(f = *state = calloc(1, sizeof *f))) return WT_ERR_NO_MEMORY;
+    if (!(f = *state = wt_mem_calloc(1, sizeof *f))) {
+      t->alloc_failures++;
+      return WT_ERR_NO_MEMORY;
+    }
     wt_ring_init(&f->samples, SAMPLE_ENTRY);
     wt_ring_init(&f->events, sizeof(wt_event_rec));
     f->epoch_ms = wt_encoder_firefox_epoch_ms_for_testing >= 0
@@ -653,7 +678,7 @@ static void ff_free(void *state) {
   if (!f) return;
   wt_ring_free(&f->samples);
   wt_ring_free(&f->events);
-  free(f);
+  wt_mem_free(f);
 }
 
 const wt_encoder wt_encoder_firefox = {.name = "firefox", .state_bytes = sizeof(ff_state),

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "encoder.h"
+#include "mem.h"
 
 typedef struct fd_state {
   uint32_t *counts; /* samples of node id n at counts[n - 1] */
@@ -45,8 +46,8 @@ typedef struct fd_state {
 
 static void fd_free(void *state) {
   fd_state *f = state;
-  if (f) free(f->counts);
-  free(f);
+  if (f) wt_mem_free(f->counts);
+  wt_mem_free(f);
 }
 
 /* Sizes counts to the call tree's capacity: one per node, what
@@ -54,7 +55,7 @@ static void fd_free(void *state) {
 static int cover_nodes(fd_state *f, const wt_encode_view *v, wt_encode_tally *t) {
   if (v->node_cap <= f->cap) return 1;
   uint32_t cap = v->node_cap;
-  uint32_t *counts = realloc(f->counts, (size_t)cap * sizeof *counts);
+  uint32_t *counts = wt_mem_realloc(f->counts, (size_t)cap * sizeof *counts);
   if (!counts) return 0;
   memset(counts + f->cap, 0, (size_t)(cap - f->cap) * sizeof *counts);
   f->counts = counts;
@@ -133,11 +134,19 @@ static void write_all(const wt_encode_view *v, fd_state *f, wt_json *j, wt_encod
 }
 
 static wt_status fd_step(void **state, const wt_encode_view *v, wt_json *j, wt_encode_tally *t) {
-  if (!*state) *state = calloc(1, sizeof(fd_state));
+  if (!*state) *state = wt_mem_calloc(1, sizeof(fd_state));
   fd_state *f = *state;
-  if (!f || !cover_nodes(f, v, t)) return WT_ERR_NO_MEMORY;
+  if (!f) {
+    t->alloc_failures++;
+    return WT_ERR_NO_MEMORY;
+  }
   f->events_skipped += v->nevents;
-  for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node - 1]++;
+  if (cover_nodes(f, v, t)) {
+    for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node - 1]++;
+  } else { /* no count for the batch's new nodes: its samples are dropped */
+    t->alloc_failures++;
+    t->samples_dropped = v->nsamples;
+  }
   if (v->final) write_all(v, f, j, t);
   return WT_OK;
 }

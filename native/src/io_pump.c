@@ -91,6 +91,7 @@ size_t wt_io_pump(void) {
         wt_outq_free(&s->out);
         s->out_freed = 1;
         atomic_store_explicit(&s->state, WT_SESSION_STOPPED, memory_order_release);
+        wt_session_log_end(s);
       }
     }
   }

@@ -1,18 +1,71 @@
 /* Output queue (see outq.h). */
 #include "outq.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+#include "platform.h"
+
+#define SPARE_MAX 8          /* consumed blocks kept for reuse */
+#define WAIT_STEP_US 1000.0  /* polling step while waiting for a spare block */
+
+/* A block and its data in one allocation, so that a consumed block can be
+ * reused whole. */
 static wt_block *new_block(size_t size) {
-  wt_block *b = calloc(1, sizeof *b);
+  wt_block *b = wt_mem_alloc(sizeof *b + size);
   if (!b) return NULL;
-  b->data = malloc(size);
-  if (!b->data) {
-    free(b);
-    return NULL;
-  }
+  atomic_init(&b->next, NULL);
+  b->len = 0;
+  b->data = (unsigned char *)(b + 1);
   return b;
+}
+
+/* Producer: a spare block if the consumer gave one back. The producer is
+ * the only one that pops the spare stack, so a top it read cannot be
+ * popped and pushed again before its CAS (no ABA); pushes only make the
+ * CAS fail and retry. */
+static wt_block *pop_spare(wt_outq *q) {
+  wt_block *top = atomic_load_explicit(&q->spare, memory_order_acquire);
+  while (top && !atomic_compare_exchange_weak_explicit(
+                    &q->spare, &top, atomic_load_explicit(&top->next, memory_order_relaxed),
+                    memory_order_acquire, memory_order_acquire)) {
+  }
+  if (!top) return NULL;
+  atomic_fetch_sub_explicit(&q->spare_count, 1, memory_order_relaxed);
+  atomic_store_explicit(&top->next, NULL, memory_order_relaxed);
+  top->len = 0;
+  return top;
+}
+
+/* Consumer: gives a consumed block back for reuse, or frees it. */
+static void push_spare(wt_outq *q, wt_block *b) {
+  if (atomic_load_explicit(&q->spare_count, memory_order_relaxed) >= SPARE_MAX) {
+    wt_mem_free(b);
+    return;
+  }
+  wt_block *top = atomic_load_explicit(&q->spare, memory_order_relaxed);
+  do {
+    atomic_store_explicit(&b->next, top, memory_order_relaxed);
+  } while (!atomic_compare_exchange_weak_explicit(&q->spare, &top, b, memory_order_release,
+                                                  memory_order_relaxed));
+  atomic_fetch_add_explicit(&q->spare_count, 1, memory_order_relaxed);
+}
+
+/* Producer: a block to fill. A spare one first, else a new one; when memory
+ * is refused, the owner's hook runs once (the session stops early and
+ * releases its reserve), then it waits for the consumer to give a block
+ * back for as long as the hook says so. */
+static wt_block *take_block(wt_outq *q) {
+  wt_block *b = pop_spare(q);
+  if (b || (b = new_block(q->block_size)) != NULL) return b;
+  if (q->on_no_memory) q->on_no_memory(q->owner, 0);
+  if ((b = pop_spare(q)) != NULL || (b = new_block(q->block_size)) != NULL) return b;
+  _Atomic uint32_t never = 0;
+  for (int waited = 1; q->on_no_memory && q->on_no_memory(q->owner, waited); waited++) {
+    wt_platform_sleep_until(wt_platform_now_us() + WAIT_STEP_US, &never, 0);
+    if ((b = pop_spare(q)) != NULL) return b;
+  }
+  return NULL;
 }
 
 static void enqueue_current(wt_outq *q) {
@@ -29,7 +82,7 @@ static wt_status q_write(wt_sink *sink, const void *data, size_t len) {
   const unsigned char *p = data;
   while (len) {
     if (!q->current) {
-      q->current = new_block(q->block_size);
+      q->current = take_block(q);
       if (!q->current) return WT_ERR_NO_MEMORY;
     }
     wt_block *b = q->current;
@@ -68,9 +121,18 @@ wt_status wt_outq_init(wt_outq *q, size_t block_size) {
   if (block_size < WT_BLOCK_SIZE_MIN) block_size = WT_BLOCK_SIZE_MIN;
   if (block_size > WT_BLOCK_SIZE_MAX) block_size = WT_BLOCK_SIZE_MAX;
   q->block_size = block_size;
-  wt_block *dummy = calloc(1, sizeof *dummy);
-  if (!dummy) return WT_ERR_NO_MEMORY;
+  /* Two blocks from the start, a full-size dummy head and a spare: once
+   * the consumer pops, blocks go round between the two sides, so output
+   * keeps moving without allocating. */
+  wt_block *dummy = new_block(block_size), *spare = new_block(block_size);
+  if (!dummy || !spare) {
+    wt_mem_free(dummy);
+    wt_mem_free(spare);
+    return WT_ERR_NO_MEMORY;
+  }
   q->tail = q->head = dummy;
+  atomic_init(&q->spare, spare);
+  atomic_init(&q->spare_count, 1);
   q->base.write = q_write;
   q->base.flush = q_flush;
   q->base.close = q_close;
@@ -86,16 +148,14 @@ uint64_t wt_outq_in_flight(wt_outq *q) {
 wt_block *wt_outq_pop(wt_outq *q) {
   wt_block *next = atomic_load_explicit(&q->head->next, memory_order_acquire);
   if (!next) return NULL;
-  free(q->head->data);
-  free(q->head);
+  push_spare(q, q->head);
   q->head = next;
   return next;
 }
 
 void wt_outq_release(wt_outq *q, wt_block *b) {
+  (void)b; /* it stays as the dummy head until the next pop gives it back */
   atomic_fetch_add_explicit(&q->blocks_consumed, 1, memory_order_relaxed);
-  free(b->data); /* the node itself stays as the dummy head */
-  b->data = NULL;
 }
 
 int wt_outq_drained(wt_outq *q) {
@@ -107,13 +167,15 @@ void wt_outq_free(wt_outq *q) {
   wt_block *b = q->head;
   while (b) {
     wt_block *next = atomic_load_explicit(&b->next, memory_order_relaxed);
-    free(b->data);
-    free(b);
+    wt_mem_free(b);
     b = next;
   }
-  if (q->current) {
-    free(q->current->data);
-    free(q->current);
+  wt_mem_free(q->current);
+  b = atomic_load_explicit(&q->spare, memory_order_relaxed);
+  while (b) {
+    wt_block *next = atomic_load_explicit(&b->next, memory_order_relaxed);
+    wt_mem_free(b);
+    b = next;
   }
   memset(q, 0, sizeof *q);
 }

@@ -14,9 +14,9 @@
 #define WT_BLOCK_SIZE_MIN 1024
 
 typedef struct wt_block {
-  _Atomic(struct wt_block *) next;
+  _Atomic(struct wt_block *) next; /* the queue's link, or the spare stack's */
   size_t len;
-  unsigned char *data; /* block_size bytes; freed once written */
+  unsigned char *data; /* block_size bytes, in the block's own allocation */
 } wt_block;
 
 typedef struct wt_outq {
@@ -28,17 +28,28 @@ typedef struct wt_outq {
   _Atomic uint64_t blocks_queued;   /* producer adds when a block is queued */
   _Atomic uint64_t blocks_consumed; /* consumer adds when a block is written */
   _Atomic int closed;        /* producer is done with the queue (wt_outq_finish) */
+  /* Consumed blocks given back for reuse: pushed by the consumer, popped by
+   * the producer (a stack with a single popper). */
+  _Atomic(wt_block *) spare;
+  _Atomic int spare_count;
+  /* Producer side, optional: called when a block cannot be had; `waited`
+   * is 0 the first time, then the number of 1 ms waits for a block given
+   * back so far. Returns 1 to keep waiting. Set by the owner after init. */
+  int (*on_no_memory)(void *owner, int waited);
+  void *owner;
 } wt_outq;
 
-/* block_size is clamped to [WT_BLOCK_SIZE_MIN, WT_BLOCK_SIZE_MAX]. */
+/* block_size is clamped to [WT_BLOCK_SIZE_MIN, WT_BLOCK_SIZE_MAX]. Takes
+ * two blocks at once (output moves with them alone, see outq.c). */
 wt_status wt_outq_init(wt_outq *q, size_t block_size);
 /* Memory held by blocks queued and not yet consumed, plus the block being
  * filled. Producer only (it reads the producer-private current block). */
 uint64_t wt_outq_in_flight(wt_outq *q);
 /* Producer: its last act on the queue; after it the consumer may free it. */
 void wt_outq_finish(wt_outq *q);
-/* Consumer: takes the next block, or NULL. The caller frees it with
- * wt_outq_release after writing it. */
+/* Consumer: takes the next block, or NULL. The caller calls
+ * wt_outq_release after writing it (the block is reused after the next
+ * pop). */
 wt_block *wt_outq_pop(wt_outq *q);
 void wt_outq_release(wt_outq *q, wt_block *b);
 /* 1 once the producer closed and every block was popped. */

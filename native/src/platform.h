@@ -55,6 +55,17 @@ int64_t wt_platform_heap_bytes(void);
 /* Bytes malloc has handed out and not freed, or -1 if not measurable. */
 int64_t wt_platform_malloc_bytes(void);
 
+/* Bytes malloc can still take without growing the heap past its maximum
+ * (a fixed heap's size, or a growable heap's MAXIMUM_MEMORY): the room
+ * between the heap's break and that maximum, plus with `precise` malloc's
+ * top chunk (which walks malloc's heap under its lock: not for hot paths).
+ * SIZE_MAX where the heap has no known limit (host). mem.c. */
+size_t wt_platform_heap_room(int precise);
+
+/* Bytes free inside malloc's heap (its bins and top chunk: mallinfo's
+ * fordblks), SIZE_MAX on the host. Walks malloc's heap under its lock. */
+size_t wt_platform_malloc_free_bytes(void);
+
 /* Writes the name of the function at wasm table index `table_index` into
  * buf (NUL-terminated): its name-section name if the module has one, else
  * "wasm-function[<function index>]" if the engine tells its function index

@@ -2,10 +2,12 @@
 #include "platform.h"
 
 #include <emscripten.h>
+#include <emscripten/heap.h>
 #include <emscripten/threading.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Implemented in js/wasmtrace_library.js. */
 extern char *wt_js_read_config(int *source_kind, char *error, size_t error_cap);
@@ -112,3 +114,17 @@ int64_t wt_platform_malloc_bytes(void) {
   struct mallinfo mi = mallinfo();
   return (int64_t)(uint32_t)mi.uordblks;
 }
+
+size_t wt_platform_heap_room(int precise) {
+  /* malloc (dlmalloc) grows the heap only through sbrk, and Emscripten's
+   * aborting out-of-memory path is reached only when sbrk asks for more
+   * than emscripten_get_heap_max(): what lies below it cannot abort. */
+  uintptr_t brk = (uintptr_t)sbrk(0);
+  size_t max = emscripten_get_heap_max();
+  size_t room = max > brk ? max - brk : 0;
+  /* dlmalloc serves a request from its top chunk before it calls sbrk. */
+  if (precise) room += (size_t)mallinfo().keepcost;
+  return room;
+}
+
+size_t wt_platform_malloc_free_bytes(void) { return (size_t)mallinfo().fordblks; }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "platform.h"
 
 /* The registry's state: below the runtime object (runtime.h says why it is
@@ -58,7 +59,7 @@ static wt_thread *register_self(void) {
   uint32_t slot = reg.free_count ? reg.free_slots[reg.free_count - 1] : count;
   wt_thread *t = NULL;
   if (slot < WT_MAX_THREADS) {
-    t = aligned_alloc(64, sizeof(wt_thread));
+    t = wt_mem_aligned_alloc(64, sizeof(wt_thread));
     if (t) {
       memset(t, 0, sizeof *t);
       t->slot = slot;
@@ -158,9 +159,9 @@ uint32_t wt_registry_intern(const char *name) {
   uint32_t id = 0;
   pthread_mutex_lock(&reg.mutex);
   if (!reg.names) {
-    reg.names = calloc(WT_MAX_NAMES, sizeof *reg.names);
-    reg.map_keys = calloc(2 * WT_MAX_NAMES, sizeof *reg.map_keys);
-    reg.map_ids = calloc(2 * WT_MAX_NAMES, sizeof *reg.map_ids);
+    reg.names = wt_mem_calloc(WT_MAX_NAMES, sizeof *reg.names);
+    reg.map_keys = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_keys);
+    reg.map_ids = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_ids);
     if (!reg.names || !reg.map_keys || !reg.map_ids) {
       free(reg.names);
       free(reg.map_keys);

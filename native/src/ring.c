@@ -1,26 +1,29 @@
 /* Bounded rings (see ring.h). */
 #include "ring.h"
+#include "mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 void wt_ring_init(wt_ring *r, size_t elem) { *r = (wt_ring){.elem = elem}; }
 
 void wt_ring_free(wt_ring *r) {
-  free(r->data);
+  wt_mem_free(r->data);
   wt_ring_init(r, r->elem);
 }
 
 int wt_ring_resize(wt_ring *r, size_t new_cap) {
   if (new_cap < r->count) return 0;
-  unsigned char *fresh = malloc(new_cap * r->elem);
+  if (r->elem && new_cap > SIZE_MAX / r->elem) return 0;
+  unsigned char *fresh = wt_mem_alloc(new_cap * r->elem);
   if (!fresh) return 0;
   /* At most two contiguous pieces: head..end, then 0..rest. */
   size_t first = r->count;
   if (r->cap && r->head + first > r->cap) first = r->cap - r->head;
   if (first) memcpy(fresh, r->data + r->head * r->elem, first * r->elem);
   if (r->count > first) memcpy(fresh + first * r->elem, r->data, (r->count - first) * r->elem);
-  free(r->data);
+  wt_mem_free(r->data);
   r->data = fresh;
   r->head = 0;
   r->cap = new_cap;

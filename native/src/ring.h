@@ -37,7 +37,8 @@ wt_ring_room wt_ring_when_full(wt_ring *r, size_t budget, size_t initial, int ke
 
 /* Makes room for one more entry: doubles the capacity (first `initial`)
  * up to `budget` entries, then drops the oldest if keep_newest, else
- * refuses. A failed allocation counts as full. */
+ * refuses. A failed allocation counts as full: the caller tells it by a
+ * capacity still below the budget. */
 static inline wt_ring_room wt_ring_make_room(wt_ring *r, size_t budget, size_t initial, int keep_newest) {
   return r->count < r->cap ? WT_RING_FREE : wt_ring_when_full(r, budget, initial, keep_newest);
 }

@@ -5,13 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "platform.h"
 #include "symbols.h"
 
 /* How a session's memory limit is split between its buffers, after the
  * encoder's fixed state (wt_encoder.state_bytes) is taken off it. Fixed
- * per-session overhead is not included: the zlib state, this struct, and
- * its thread table (WT_MAX_THREADS wt_session_thread). */
+ * per-session overhead is not included (docs/GUIDE.md, "Memory"): the zlib
+ * state, this struct, its thread table (WT_MAX_THREADS wt_session_thread),
+ * the output queue's first two blocks and the reserve; wt_session_prealloc
+ * takes them at start, with the buffers' first capacity. */
 #define SHARE_SAMPLES 40 /* percent: pending samples (+ sort scratch) */
 #define SHARE_EVENTS 15  /* pending event records */
 #define SHARE_NODES 20   /* the call tree and its hash table */
@@ -19,6 +22,79 @@
 #define SAMPLE_BYTES (sizeof(wt_sample) + sizeof(uint32_t))
 #define NODE_BYTES (sizeof(wt_node) + 2 * sizeof(uint32_t))
 #define INITIAL_ENTRIES 1024
+/* The reserve a session finishes with, besides its encoder's state: the
+ * final step's scratch (a bit or a count per call-tree node, firefox's
+ * small tables) when the heap gives nothing more. */
+#define RESERVE_SCRATCH ((size_t)64 * 1024)
+/* How long the worker waits, out of memory, for the main thread to write
+ * queued output and give a block back (outq.c), before the session fails. */
+#define NO_MEMORY_WAIT_STEPS 20000 /* x 1 ms */
+
+/* Sessions of this worker finishing on their released reserve: the
+ * worker's credit (mem.h) is cleared when none is left. Worker only (and
+ * the test reset, after the worker is joined). */
+static int finishing;
+
+/* Gives the session's reserve back to the heap and as credit to the
+ * calling thread (the worker), for its final step. */
+static void release_reserve(wt_session *s) {
+  if (s->reserve_released) return;
+  s->reserve_released = 1;
+  wt_mem_free(s->reserve);
+  s->reserve = NULL;
+  wt_mem_credit_add(s->reserve_bytes);
+  finishing++;
+}
+
+/* The session no longer needs the credit its reserve gave. */
+static void settle_reserve(wt_session *s) {
+  wt_mem_free(s->reserve);
+  s->reserve = NULL;
+  if (!s->reserve_released || s->reserve_settled) return;
+  s->reserve_settled = 1;
+  if (--finishing <= 0) {
+    finishing = 0;
+    wt_mem_credit_clear();
+  }
+}
+
+/* An allocation of the session was refused (`n` of them): counted; the
+ * first one while it records stops it early, and its reserve is released
+ * so that it can finish. Worker only. */
+static void note_no_memory(wt_session *s, uint64_t n) {
+  atomic_fetch_add_explicit(&s->alloc_refused, n, memory_order_relaxed);
+  int st = atomic_load_explicit(&s->state, memory_order_acquire);
+  if (st == WT_SESSION_STOPPING) release_reserve(s); /* finishing: counted, not "stopped early" */
+  if (st != WT_SESSION_RUNNING) return; /* before it starts, prealloc says it */
+  if (atomic_exchange_explicit(&s->oom_stop, 1, memory_order_relaxed)) return;
+  release_reserve(s);
+  atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
+  /* Said on the main thread once the file is complete (wt_session_log_end):
+   * a console line from a worker may be lost, or (Node, Emscripten 3.1.69)
+   * turn the process's exit status into 1. */
+}
+
+void wt_session_log_end(const wt_session *s) {
+  if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
+  char line[WT_NAME_MAX + 200];
+  snprintf(line, sizeof line,
+           "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
+           "it recorded",
+           s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
+  wt_platform_log_error(line);
+}
+
+/* The output queue could not have a block: stop early, then wait for the
+ * main thread to give one back while the session lives. */
+static int out_no_memory(void *owner, int waited) {
+  wt_session *s = owner;
+  if (!waited) {
+    note_no_memory(s, 1);
+    return 1;
+  }
+  return waited < NO_MEMORY_WAIT_STEPS &&
+         atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_FAILED;
+}
 
 void wt_session_fail(wt_session *s, const char *fmt, ...) {
   /* Claim the failure first (only one thread may write the message), then
@@ -100,18 +176,19 @@ static int set_budgets(wt_session *s) {
   return 1;
 }
 
-/* Makes room for one entry in a pending ring; counts a dropped entry. */
+/* Makes room for one entry in a pending ring; counts a dropped entry. A
+ * growth refused for lack of memory is a full ring, and stops the session
+ * early (note_no_memory). */
 static int make_room(wt_session *s, wt_ring *r, size_t budget, _Atomic uint64_t *dropped) {
-  switch (wt_ring_make_room(r, budget, INITIAL_ENTRIES, s->config.when_full == WT_FULL_RING)) {
-    case WT_RING_GREW: wt_session_note_memory(s); return 1;
-    case WT_RING_FREE: return 1;
-    case WT_RING_EVICTED: break;
-    case WT_RING_REFUSED:
-      if (dropped) atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
-      return 0;
+  wt_ring_room room = wt_ring_make_room(r, budget, INITIAL_ENTRIES, s->config.when_full == WT_FULL_RING);
+  if (room == WT_RING_FREE) return 1;
+  if (room == WT_RING_GREW) {
+    wt_session_note_memory(s);
+    return 1;
   }
+  if (r->cap < budget) note_no_memory(s, 1); /* it could not grow */
   if (dropped) atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
-  return 1;
+  return room == WT_RING_EVICTED;
 }
 
 static int grow_nodes(wt_session *s);
@@ -119,26 +196,93 @@ static int grow_nodes(wt_session *s);
 /* The batch scratch follows the sample ring's capacity. */
 static void grow_sort_tmp(wt_session *s) {
   if (s->sort_tmp && s->sort_cap >= s->samples.cap) return;
-  uint32_t *tmp = realloc(s->sort_tmp, s->samples.cap * sizeof *tmp);
-  if (!tmp) return;
+  uint32_t *tmp = wt_mem_realloc(s->sort_tmp, s->samples.cap * sizeof *tmp);
+  if (!tmp) {
+    note_no_memory(s, 1); /* sort_batch takes fewer at a time */
+    return;
+  }
   s->sort_tmp = tmp;
   s->sort_cap = s->samples.cap;
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Output blocks: a quarter of the output budget each, so that at least a
+ * few fit; 64 KiB at most (zlib output arrives in 16 KiB pieces). */
+static size_t block_size_for(const wt_session *s) {
+  size_t block = WT_BLOCK_SIZE_MAX;
+  while (block > WT_BLOCK_SIZE_MIN && block * 4 > s->budget_out) block /= 2;
+  return block;
+}
+
+static size_t reserve_size(const wt_session *s) {
+  const wt_encoder *e = encoder_for(s->config.format);
+  return (e ? e->state_bytes : 0) + RESERVE_SCRATCH;
+}
+
+/* The call tree's first capacity (grow_nodes). */
+static size_t first_nodes(const wt_session *s) {
+  size_t n = INITIAL_ENTRIES;
+  if (n > s->budget_nodes) {
+    n = s->budget_nodes;
+    while (n & (n - 1)) n &= n - 1;
+  }
+  return n;
+}
+
+size_t wt_session_start_bytes(const wt_session *s) {
+  size_t nodes = first_nodes(s), slots = 16;
+  while (slots < 2 * nodes) slots *= 2;
+  size_t samples = min_size(INITIAL_ENTRIES, s->budget_samples);
+  size_t bytes = WT_MAX_THREADS * sizeof(wt_session_thread) + samples * SAMPLE_BYTES +
+                 min_size(INITIAL_ENTRIES, s->budget_events) * sizeof(wt_event_rec) +
+                 nodes * sizeof(wt_node) + slots * sizeof(uint32_t) +
+                 2 * (sizeof(wt_block) + block_size_for(s)) + reserve_size(s);
+  if (s->config.gzip) bytes += sizeof(wt_gzip_sink) + WT_GZIP_STATE_BYTES;
+  return bytes;
 }
 
 wt_status wt_session_prealloc(wt_session *s) {
   /* A limit too small for the format: the worker fails the session with
    * the reason when it adopts it (wt_session_setup_sampling). */
   if (!set_budgets(s)) return WT_OK;
-  if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
-  if (!s->threads) return WT_ERR_NO_MEMORY;
-  /* One entry of room in each ring grows it to its first capacity. */
-  if (!make_room(s, &s->samples, s->budget_samples, NULL) ||
-      !make_room(s, &s->events, s->budget_events, NULL))
-    return WT_ERR_NO_MEMORY;
-  grow_sort_tmp(s);
-  if (!s->sort_tmp) return WT_ERR_NO_MEMORY;
-  if (!s->node_cap && !grow_nodes(s)) return WT_ERR_NO_MEMORY;
-  return WT_OK;
+  size_t need = wt_session_start_bytes(s), avail = wt_mem_available();
+  int ok = avail == SIZE_MAX || need <= avail;
+  if (ok) {
+    if (!s->threads) s->threads = wt_mem_calloc(WT_MAX_THREADS, sizeof *s->threads);
+    ok = s->threads && wt_ring_resize(&s->samples, min_size(INITIAL_ENTRIES, s->budget_samples)) &&
+         wt_ring_resize(&s->events, min_size(INITIAL_ENTRIES, s->budget_events));
+    if (ok) {
+      s->sort_tmp = wt_mem_alloc(s->samples.cap * sizeof *s->sort_tmp);
+      s->sort_cap = s->sort_tmp ? s->samples.cap : 0;
+    }
+    ok = ok && s->sort_tmp && grow_nodes(s) && wt_session_setup_output(s) == WT_OK;
+    if (ok) {
+      s->reserve_bytes = reserve_size(s);
+      ok = (s->reserve = wt_mem_alloc(s->reserve_bytes)) != NULL;
+    }
+    if (ok) wt_session_note_memory(s);
+  }
+  if (ok) return WT_OK;
+  /* Nobody else has seen the session: undo it all. */
+  wt_session_free_buffers(s);
+  if (atomic_load_explicit(&s->output_ready, memory_order_relaxed)) wt_outq_free(&s->out);
+  atomic_store_explicit(&s->output_ready, 0, memory_order_relaxed);
+  s->encoder_sink = NULL;
+  size_t kib = (need + 1023) / 1024;
+  if (avail == SIZE_MAX) /* no heap limit known (host): the allocator refused */
+    snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused part of it",
+             kib);
+  else if (need <= avail) /* the room was there when checked: another thread took it */
+    snprintf(s->error, sizeof s->error,
+             "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
+             kib, avail / 1024);
+  else
+    snprintf(s->error, sizeof s->error,
+             "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
+             "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
+             kib, avail / 1024);
+  return WT_ERR_NO_MEMORY;
 }
 
 wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
@@ -158,24 +302,22 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
     double created, started;
     s->host->worker_times(&created, &started, &s->worker_busy_at_start);
   }
-  if (!s->threads) s->threads = calloc(WT_MAX_THREADS, sizeof *s->threads);
+  if (!s->threads) s->threads = wt_mem_calloc(WT_MAX_THREADS, sizeof *s->threads);
   return s->threads ? WT_OK : WT_ERR_NO_MEMORY;
 }
 
 wt_status wt_session_setup_output(wt_session *s) {
   if (s->encoder_sink) return WT_OK;
-  /* Output blocks: a quarter of the output budget each, so that at least a
-   * few fit; 64 KiB at most (zlib output arrives in 16 KiB pieces). */
-  size_t block = WT_BLOCK_SIZE_MAX;
-  while (block > WT_BLOCK_SIZE_MIN && block * 4 > s->budget_out) block /= 2;
-  wt_status st = wt_outq_init(&s->out, block);
+  wt_status st = wt_outq_init(&s->out, block_size_for(s));
   if (st != WT_OK) return st;
+  s->out.on_no_memory = out_no_memory;
+  s->out.owner = s;
   if (s->config.gzip) {
-    s->gzip = malloc(sizeof *s->gzip);
+    s->gzip = wt_mem_alloc(sizeof *s->gzip);
     st = s->gzip ? wt_gzip_sink_init(s->gzip, &s->out.base, s->config.gzip_level) : WT_ERR_NO_MEMORY;
     if (st != WT_OK) {
       /* output_ready stays 0, so nobody else frees these: undo it all. */
-      free(s->gzip);
+      wt_mem_free(s->gzip);
       s->gzip = NULL;
       wt_outq_free(&s->out);
       return st;
@@ -196,9 +338,10 @@ void wt_session_free_buffers(wt_session *s) {
   wt_ring_free(&s->samples);
   wt_ring_free(&s->events);
   wt_u32map_free(&s->node_index);
-  free(s->nodes);
-  free(s->sort_tmp);
-  free(s->threads);
+  wt_mem_free(s->nodes);
+  wt_mem_free(s->sort_tmp);
+  wt_mem_free(s->threads);
+  settle_reserve(s);
   s->threads = NULL;
   s->nodes = NULL;
   s->sort_tmp = NULL;
@@ -206,7 +349,7 @@ void wt_session_free_buffers(wt_session *s) {
   s->node_cap = s->node_count = 0;
   if (s->gzip) {
     wt_gzip_sink_free(s->gzip);
-    free(s->gzip);
+    wt_mem_free(s->gzip);
     s->gzip = NULL;
   }
 }
@@ -231,11 +374,17 @@ static int grow_nodes(wt_session *s) {
     if (b <= s->node_cap) return 0;
     new_cap = b;
   }
-  wt_node *nodes = realloc(s->nodes, new_cap * sizeof *nodes);
-  if (!nodes) return 0;
+  wt_node *nodes = wt_mem_realloc(s->nodes, new_cap * sizeof *nodes);
+  if (!nodes) {
+    note_no_memory(s, 1);
+    return 0;
+  }
   s->nodes = nodes;
   wt_u32map index;
-  if (!wt_u32map_init(&index, 2 * new_cap, 0)) return 0;
+  if (!wt_u32map_init(&index, 2 * new_cap, 0)) {
+    note_no_memory(s, 1);
+    return 0;
+  }
   wt_u32map_free(&s->node_index);
   s->node_index = index;
   s->node_cap = new_cap;
@@ -386,12 +535,19 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
       .retain_sample_bytes = s->retain_sample_bytes,
       .retain_event_bytes = s->retain_event_bytes,
   };
+  /* The final step finishes on the reserve taken at start, whatever the
+   * heap can still give. */
+  if (final) release_reserve(s);
   v.nsamples = sort_batch(s, final ? s->samples.count : max_batch, group);
   v.nevents = final || s->events.count < max_batch ? s->events.count : max_batch;
   wt_session_stats_snapshot(s, &v.stats);
 
   wt_encode_tally t = {.retained_bytes = s->encoder_retained};
   wt_status st = s->encoder->step(&s->encoder_state, &v, &s->json, &t);
+  if (t.alloc_failures) note_no_memory(s, t.alloc_failures);
+  /* Nothing of the batch was taken: it waits for the final step, which
+   * has the reserve. */
+  if (st == WT_ERR_NO_MEMORY && !final) return WT_OK;
 
   /* The batch is consumed whatever happened: this session alone counts it. */
   wt_ring_drop(&s->samples, v.nsamples);
@@ -479,6 +635,8 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .lateness_p99 = wt_session_lateness_percentile(s, 99),
       .lateness_max_us = s->lateness_max_us,
       .encode_us = s->encode_us,
+      .allocations_refused = atomic_load(&s->alloc_refused),
+      .stopped_early_oom = atomic_load(&s->oom_stop),
   };
   uint64_t busy = 0;
   if (s->host && s->host->worker_times)
@@ -558,4 +716,14 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   wt_json_double3(j, v->stop_us);
   wt_json_lit(j, ",\"bufferHighWaterBytes\":");
   wt_json_u64(j, r->high_water);
+  /* Only when memory ran out (outputs without it stay as they were). */
+  if (r->allocations_refused || r->stopped_early_oom || t->alloc_failures) {
+    wt_json_lit(j, ",\"allocationsRefused\":");
+    wt_json_u64(j, r->allocations_refused + t->alloc_failures);
+  }
+  if (r->stopped_early_oom) wt_json_lit(j, ",\"stoppedEarly\":\"out of memory\"");
+  if (t->lost) {
+    wt_json_lit(j, ",\"lost\":");
+    wt_json_string(j, t->lost);
+  }
 }

@@ -51,6 +51,8 @@ struct wt_session {
   _Atomic uint64_t events_written, events_dropped, ticks_missed;
   _Atomic uint64_t bytes_encoded, bytes_written;
   _Atomic uint32_t threads_seen, high_water;
+  _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
+  _Atomic int oom_stop;           /* it stops (or stopped) early: out of memory */
 
   /* --- worker-private --------------------------------------------------- */
   const wt_session_host *host; /* set at creation */
@@ -77,6 +79,12 @@ struct wt_session {
   size_t sort_cap;
   wt_session_thread *threads; /* WT_MAX_THREADS entries, allocated at setup */
   int footer_written;         /* the final step ran and the sink is closed */
+  /* What it needs to finish, taken at start (wt_session_prealloc) and
+   * released to the worker's credit (mem.h) for the final step, or at the
+   * first allocation refused while recording. */
+  void *reserve;
+  size_t reserve_bytes;
+  int reserve_released, reserve_settled;
   uint64_t last_flush_bytes;
   double last_flush_us;
   const wt_encoder *encoder;
@@ -107,11 +115,20 @@ wt_session *wt_session_get(int id);
  * maxBufferKB is too small for its format's fixed state; the first
  * sampling deadline is the worker's to choose (now_us is not used). */
 wt_status wt_session_setup_sampling(wt_session *s, double now_us);
-/* Allocates the sampling buffers' first capacity, on the thread that
- * creates the session, so that the worker's first tick allocates nothing
- * (malloc's lock may be held by a busy main thread growing the heap).
- * Optional: buffers grow on demand anyway. */
+/* Takes what the session needs before it starts, on the thread that
+ * creates it: the sampling buffers' first capacity (so that the worker's
+ * first tick allocates nothing: malloc's lock may be held by a busy main
+ * thread growing the heap), its thread table, its output (zlib's state and
+ * the output queue's blocks) and the reserve it finishes with
+ * (wt_session_start_bytes in all). If the heap cannot give it, frees what
+ * it took, writes "needs N KiB to start, the wasm heap has M KiB free" to
+ * s->error and returns WT_ERR_NO_MEMORY: the session must fail before it
+ * starts. Buffers grow on demand after it, up to maxBufferKB; an
+ * allocation refused then stops the session early (state STOPPED, the
+ * trace says "stoppedEarly"). */
 wt_status wt_session_prealloc(wt_session *s);
+/* Bytes wt_session_prealloc takes (after set_budgets; an upper bound). */
+size_t wt_session_start_bytes(const wt_session *s);
 /* On failure it frees what it set up (output_ready stays 0). */
 wt_status wt_session_setup_output(wt_session *s);
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
@@ -128,6 +145,9 @@ void wt_session_note_memory(wt_session *s);
  * output budget has left; 0 if the output queue is too full to encode. */
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch);
 void wt_session_fail(wt_session *s, const char *fmt, ...);
+/* Main thread, when the session has become STOPPED: one console line if it
+ * stopped early for lack of memory. */
+void wt_session_log_end(const wt_session *s);
 
 /* One encoder step over at most max_batch pending samples and events (all
  * of them if final): builds the encoder's view, applies its tally to the

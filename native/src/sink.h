@@ -48,6 +48,11 @@ typedef struct wt_gzip_sink {
   int open;
 } wt_gzip_sink;
 wt_status wt_gzip_sink_init(wt_gzip_sink *s, wt_sink *inner, int level);
+/* Upper bound of what wt_gzip_sink_init allocates (zlib's deflate state with
+ * windowBits 15 and memLevel 8: 64 KiB window x2, 64 KiB each for prev,
+ * head and the pending buffer, ~6 KiB of state; tests/native/test_memory.c
+ * checks it). */
+#define WT_GZIP_STATE_BYTES ((size_t)280 * 1024)
 /* Frees zlib state if close() was not reached (error paths). */
 void wt_gzip_sink_free(wt_gzip_sink *s);
 

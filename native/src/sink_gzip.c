@@ -3,7 +3,18 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "mem.h"
 #include "sink.h"
+
+/* zlib's memory comes through wasmtrace's allocator like the rest. */
+static voidpf gz_alloc(voidpf opaque, uInt items, uInt size) {
+  (void)opaque;
+  return wt_mem_calloc(items, size);
+}
+static void gz_free(voidpf opaque, voidpf p) {
+  (void)opaque;
+  wt_mem_free(p);
+}
 
 static wt_status drain(wt_gzip_sink *s, int mode) {
   z_stream *z = s->zstream;
@@ -54,13 +65,15 @@ static wt_status gz_close(wt_sink *sink) {
 
 wt_status wt_gzip_sink_init(wt_gzip_sink *s, wt_sink *inner, int level) {
   memset(s, 0, sizeof *s);
-  z_stream *z = calloc(1, sizeof *z);
+  z_stream *z = wt_mem_calloc(1, sizeof *z);
   if (!z) return WT_ERR_NO_MEMORY;
+  z->zalloc = gz_alloc;
+  z->zfree = gz_free;
   if (level < 1 || level > 9) level = Z_DEFAULT_COMPRESSION;
   /* windowBits 15 + 16 selects the gzip wrapper; memLevel 8 is zlib's
-   * default (~256 KiB of state). */
+   * default (~256 KiB of state: WT_GZIP_STATE_BYTES). */
   if (deflateInit2(z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    free(z);
+    wt_mem_free(z);
     return WT_ERR_NO_MEMORY;
   }
   s->zstream = z;
@@ -75,7 +88,7 @@ wt_status wt_gzip_sink_init(wt_gzip_sink *s, wt_sink *inner, int level) {
 void wt_gzip_sink_free(wt_gzip_sink *s) {
   if (s->zstream) {
     deflateEnd(s->zstream);
-    free(s->zstream);
+    wt_mem_free(s->zstream);
     s->zstream = NULL;
   }
   s->open = 0;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "sink.h"
 
 static wt_status mem_write(wt_sink *sink, const void *data, size_t len) {
@@ -10,7 +11,7 @@ static wt_status mem_write(wt_sink *sink, const void *data, size_t len) {
   if (s->len + len > s->cap) {
     size_t cap = s->cap ? s->cap : 4096;
     while (cap < s->len + len) cap *= 2;
-    unsigned char *bigger = realloc(s->data, cap);
+    unsigned char *bigger = wt_mem_realloc(s->data, cap);
     if (!bigger) return WT_ERR_NO_MEMORY;
     s->data = bigger;
     s->cap = cap;
@@ -38,7 +39,7 @@ void wt_mem_sink_init(wt_mem_sink *s) {
 }
 
 void wt_mem_sink_free(wt_mem_sink *s) {
-  free(s->data);
+  wt_mem_free(s->data);
   s->data = NULL;
   s->len = s->cap = 0;
 }

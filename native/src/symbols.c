@@ -1,5 +1,6 @@
 /* Function-name cache for table indices (see symbols.h). */
 #include "symbols.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +36,11 @@ static entry *slot_for(entry *table, uint32_t cap, uint32_t key) {
 
 static int grow(void) {
   uint32_t cap = cache.cap ? cache.cap * 2 : CACHE_SIZE;
-  entry *table = calloc(cap, sizeof *table);
+  entry *table = wt_mem_calloc(cap, sizeof *table);
   if (!table) return 0;
   for (uint32_t i = 0; i < cache.cap; i++)
     if (cache.table[i].key) *slot_for(table, cap, cache.table[i].key) = cache.table[i];
-  free(cache.table);
+  wt_mem_free(cache.table);
   cache.table = table;
   cache.cap = cap;
   return 1;
@@ -56,7 +57,7 @@ const char *wt_symbols_function_name(uint32_t table_index) {
    * spelled as the JS side spells it when it has no function index. */
   if (!wt_platform_function_name(table_index, buf, sizeof buf))
     snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
-  char *name = strdup(buf);
+  char *name = wt_mem_strdup(buf);
   if (!name) return "(out of memory)";
   if ((cache.used + 1) * 2 > cache.cap && !grow()) return name; /* leaks one name; never fails */
   entry *e = slot_for(cache.table, cache.cap, key);
@@ -67,8 +68,8 @@ const char *wt_symbols_function_name(uint32_t table_index) {
 }
 
 void wt_symbols_reset(void) {
-  for (uint32_t i = 0; i < cache.cap; i++) free(cache.table[i].name);
-  free(cache.table);
+  for (uint32_t i = 0; i < cache.cap; i++) wt_mem_free(cache.table[i].name);
+  wt_mem_free(cache.table);
   cache.table = NULL;
   cache.cap = cache.used = 0;
 }

@@ -1,5 +1,6 @@
 /* Hash table of u32 values with caller-side keys (see u32map.h). */
 #include "u32map.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,8 @@ int wt_u32map_init(wt_u32map *m, uint32_t min_cap, int resettable) {
   uint32_t cap = 16;
   while (cap < min_cap && cap < (1u << 31)) cap *= 2;
   *m = (wt_u32map){.cap = cap, .cur = 1};
-  m->val = calloc(cap, sizeof *m->val);
-  if (resettable) m->gen = calloc(cap, sizeof *m->gen);
+  m->val = wt_mem_calloc(cap, sizeof *m->val);
+  if (resettable) m->gen = wt_mem_calloc(cap, sizeof *m->gen);
   if (!m->val || (resettable && !m->gen)) {
     wt_u32map_free(m);
     return 0;
@@ -18,8 +19,8 @@ int wt_u32map_init(wt_u32map *m, uint32_t min_cap, int resettable) {
 }
 
 void wt_u32map_free(wt_u32map *m) {
-  free(m->val);
-  free(m->gen);
+  wt_mem_free(m->val);
+  wt_mem_free(m->gen);
   *m = (wt_u32map){0};
 }
 

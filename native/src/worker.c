@@ -4,7 +4,9 @@
  * the main thread: its only blocking call is the timed sleep, besides short
  * critical sections (registry and category mutexes, malloc's lock, and on
  * its out-of-memory exit the session table's) that no holder keeps while
- * waiting.
+ * waiting. One exception, out of memory only: a session finishing on its
+ * reserve may wait (up to 20 s) for the main thread to write an output
+ * block and give it back (outq.c, session.c).
  *
  * One iteration, in phases:
  *   adopt          adopt new sessions (a startup batch all at once)
@@ -49,6 +51,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "mem.h"
 #include "platform.h"
 #include "registry.h"
 #include "runtime.h"
@@ -314,9 +317,9 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
   if (nthreads > ws->cap) {
     uint32_t cap = ws->cap ? ws->cap : 8;
     while (cap < nthreads) cap *= 2;
-    uint32_t(*stacks)[WT_MAX_DEPTH] = realloc(ws->stacks, cap * sizeof *stacks);
+    uint32_t(*stacks)[WT_MAX_DEPTH] = wt_mem_realloc(ws->stacks, cap * sizeof *stacks);
     if (stacks) ws->stacks = stacks;
-    int *depths = realloc(ws->depths, cap * sizeof *depths);
+    int *depths = wt_mem_realloc(ws->depths, cap * sizeof *depths);
     if (depths) ws->depths = depths;
     if (stacks && depths) ws->cap = cap;
     if (nthreads > ws->cap) nthreads = ws->cap;
@@ -549,20 +552,13 @@ void *wt_worker_main(void *arg) {
   (void)arg;
   atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
-  worker_state *ws = calloc(1, sizeof *ws);
-  if (!ws) {
-    /* No worker: fail the sessions waiting for it. api.c reads the state
-     * under the table's mutex: once this thread has held it after storing
-     * 2, every session added later fails at once, and every one added
-     * before is in the count read below. */
-    atomic_store(&wt_rt.worker_state, 2);
-    pthread_mutex_lock(&wt_rt.mutex);
-    pthread_mutex_unlock(&wt_rt.mutex);
-    int n = atomic_load_explicit(&wt_rt.session_count, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-      if (wt_rt.sessions[i]) wt_session_fail(wt_rt.sessions[i], "the wasmtrace worker ran out of memory");
-    return NULL;
-  }
+  /* Its state is static (there is one worker at a time), so that it starts
+   * whatever the heap: nothing here can fail for lack of memory, and the
+   * snapshot buffers below grow on demand (a refusal samples fewer
+   * threads). */
+  static worker_state ws_storage;
+  worker_state *ws = &ws_storage;
+  memset(ws, 0, sizeof *ws);
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
@@ -594,8 +590,8 @@ void *wt_worker_main(void *arg) {
                               memory_order_relaxed);
     wt_platform_sleep_until(next, &wt_rt.wake, wake_seen);
   }
-  free(ws->stacks);
-  free(ws->depths);
-  free(ws);
+  wt_mem_free(ws->stacks);
+  wt_mem_free(ws->depths);
+  memset(ws, 0, sizeof *ws);
   return NULL;
 }

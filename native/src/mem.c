@@ -1,0 +1,132 @@
+/* The one allocator of wasmtrace's own memory (see mem.h). */
+#include "mem.h"
+
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* Room the heap must keep after a request: malloc grows its top chunk in
+ * 64 KiB granules and adds headers, and app threads may allocate between
+ * the check and the malloc (the race mem.h's callers cannot close; the
+ * margin narrows it). */
+#define HEAP_MARGIN ((size_t)256 * 1024)
+#define CHUNK_OVERHEAD 16 /* malloc's header per chunk, counted against the credit */
+
+static _Atomic uint64_t refusals;
+static _Atomic long fail_after = -1; /* successes left before the seam refuses; -1: off */
+static _Thread_local size_t credit, credit_max;
+
+static int seam_allows(void) {
+  long n = atomic_load_explicit(&fail_after, memory_order_relaxed);
+  while (n >= 0) {
+    if (n == 0) return 0;
+    if (atomic_compare_exchange_weak_explicit(&fail_after, &n, n - 1, memory_order_relaxed,
+                                              memory_order_relaxed))
+      return 1;
+  }
+  return 1;
+}
+
+static int heap_allows(size_t n) {
+  size_t room = wt_platform_heap_room(0);
+  if (room == SIZE_MAX) return 1;
+  if (n <= room && room - n >= HEAP_MARGIN) return 1;
+  /* The slow check (walks malloc's heap): only when the break is near the
+   * heap's maximum. */
+  room = wt_platform_heap_room(1);
+  return n <= room && room - n >= HEAP_MARGIN;
+}
+
+/* 1 if a request of n bytes may go to malloc; 2 if it does on the credit. */
+static int grant(size_t n) {
+  if (seam_allows() && heap_allows(n)) return 1;
+  /* The credit stands for memory this thread freed inside the heap; if
+   * app threads have taken it since, malloc's free bytes say so. */
+  if (n <= SIZE_MAX - CHUNK_OVERHEAD && credit >= n + CHUNK_OVERHEAD &&
+      wt_platform_malloc_free_bytes() >= n + CHUNK_OVERHEAD) {
+    credit -= n + CHUNK_OVERHEAD;
+    return 2;
+  }
+  atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+  return 0;
+}
+
+static void *granted(int how, size_t n, void *p) {
+  if (!p) {
+    if (how == 2) credit += n + CHUNK_OVERHEAD;
+    atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+  }
+  return p;
+}
+
+void *wt_mem_alloc(size_t n) {
+  int how = grant(n);
+  return how ? granted(how, n, malloc(n ? n : 1)) : NULL;
+}
+
+void *wt_mem_calloc(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) {
+    atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+    return NULL;
+  }
+  size_t n = count * size;
+  int how = grant(n);
+  return how ? granted(how, n, calloc(n ? n : 1, 1)) : NULL;
+}
+
+void *wt_mem_realloc(void *p, size_t n) {
+  if (!p) return wt_mem_alloc(n);
+  int how = grant(n);
+  return how ? granted(how, n, realloc(p, n ? n : 1)) : NULL;
+}
+
+void *wt_mem_aligned_alloc(size_t align, size_t n) {
+  if (n > SIZE_MAX - align) {
+    atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+    return NULL;
+  }
+  int how = grant(n + align); /* the worst case of the alignment's padding */
+  return how ? granted(how, n + align, aligned_alloc(align, n)) : NULL;
+}
+
+void wt_mem_free(void *p) {
+  if (!p) return;
+  if (credit_max) {
+    /* Memory this thread gives back while finishing is credit again. */
+    size_t back = malloc_usable_size(p) + CHUNK_OVERHEAD;
+    credit = credit_max - credit > back ? credit + back : credit_max;
+  }
+  free(p);
+}
+
+char *wt_mem_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = wt_mem_alloc(n);
+  if (copy) memcpy(copy, s, n);
+  return copy;
+}
+
+uint64_t wt_mem_refusals(void) { return atomic_load_explicit(&refusals, memory_order_relaxed); }
+
+size_t wt_mem_available(void) {
+  size_t room = wt_platform_heap_room(1);
+  if (room == SIZE_MAX) return SIZE_MAX;
+  return room > HEAP_MARGIN ? room - HEAP_MARGIN : 0;
+}
+
+void wt_mem_credit_add(size_t bytes) {
+  credit += bytes;
+  credit_max += bytes;
+}
+
+void wt_mem_credit_clear(void) { credit = credit_max = 0; }
+
+size_t wt_mem_credit(void) { return credit; }
+
+void wt_mem_fail_after_for_testing(long n) {
+  atomic_store_explicit(&refusals, 0, memory_order_relaxed);
+  atomic_store_explicit(&fail_after, n < 0 ? -1 : n, memory_order_relaxed);
+}

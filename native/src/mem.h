@@ -1,0 +1,58 @@
+/* The one allocator of wasmtrace's own memory.
+ *
+ * Every buffer wasmtrace allocates goes through these functions (zlib's too,
+ * through zalloc/zfree). On the web they refuse (return NULL, counted) any
+ * request that could make malloc grow the heap past what it can give, so
+ * that Emscripten's aborting out-of-memory path (ABORTING_MALLOC, the
+ * default with a fixed heap) is never reached from wasmtrace's code: a
+ * refusal is an ordinary NULL that the caller handles (a session that
+ * cannot have its memory fails before it starts, or stops early keeping
+ * what it recorded; session.c).
+ *
+ * The reserve credit. A session keeps a reserve block to finish with; when
+ * it must finish on memory it no longer gets, it frees the block and adds
+ * its size to the calling thread's credit (wt_mem_credit_add): a request
+ * the heap check refuses is then granted while the credit covers it (the
+ * freed reserve is free memory inside the heap: malloc serves it without
+ * growing the heap). Frees on that thread give credit back, up to what was
+ * added. The credit is thread-local (the worker's) and cleared with
+ * wt_mem_credit_clear once no session is finishing, so that it never
+ * outlives the memory it stands for.
+ *
+ * Thread-safe; the counters are relaxed atomics. */
+#ifndef WT_MEM_H
+#define WT_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *wt_mem_alloc(size_t n);
+void *wt_mem_calloc(size_t count, size_t size);
+/* Like realloc; on refusal the old block is left as it was. */
+void *wt_mem_realloc(void *p, size_t n);
+/* Like aligned_alloc (align a power of two, n a multiple of it). */
+void *wt_mem_aligned_alloc(size_t align, size_t n);
+void wt_mem_free(void *p);
+char *wt_mem_strdup(const char *s);
+
+/* Requests refused since the process started (or the last test reset). */
+uint64_t wt_mem_refusals(void);
+
+/* Bytes wasmtrace may still allocate now without growing the heap past its
+ * maximum (a lower bound: the room above the heap's break plus malloc's top
+ * chunk; memory free inside malloc's bins is not counted). SIZE_MAX where
+ * the heap has no known limit (host). May walk malloc's heap: not for hot
+ * paths. */
+size_t wt_mem_available(void);
+
+/* Calling thread's reserve credit (see above). */
+void wt_mem_credit_add(size_t bytes);
+void wt_mem_credit_clear(void);
+size_t wt_mem_credit(void);
+
+/* Test seam: after `n` more successful allocations, every allocation is
+ * refused (the credit still applies); n < 0 turns it off. Also resets the
+ * refusal count. Process-wide. */
+void wt_mem_fail_after_for_testing(long n);
+
+#endif
