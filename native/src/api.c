@@ -53,7 +53,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
       wt_rt.sessions[last] = s;
       atomic_store_explicit(&wt_rt.session_count, last + 1, memory_order_release);
     } else {
-      free(s);
+      wt_mem_free(s);
     }
     pthread_mutex_unlock(&wt_rt.mutex);
     char line[WT_ERROR_MAX + 80];

@@ -141,7 +141,7 @@ void wt_registry_reclaim(uint32_t slot) {
     t = NULL;
   }
   pthread_mutex_unlock(&reg.mutex);
-  free(t);
+  wt_mem_free(t);
 }
 
 static uint32_t hash_ptr(const void *p) {
@@ -163,9 +163,9 @@ uint32_t wt_registry_intern(const char *name) {
     reg.map_keys = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_keys);
     reg.map_ids = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_ids);
     if (!reg.names || !reg.map_keys || !reg.map_ids) {
-      free(reg.names);
-      free(reg.map_keys);
-      free(reg.map_ids);
+      wt_mem_free(reg.names);
+      wt_mem_free(reg.map_keys);
+      wt_mem_free(reg.map_ids);
       reg.names = NULL;
       reg.map_keys = NULL;
       reg.map_ids = NULL;
@@ -257,7 +257,7 @@ void wt_registry_reset(void) {
   pthread_mutex_lock(&reg.mutex);
   uint32_t n = atomic_load_explicit(&reg.count, memory_order_relaxed);
   for (uint32_t i = 0; i < n; i++) {
-    free(atomic_load_explicit(&reg.threads[i], memory_order_relaxed));
+    wt_mem_free(atomic_load_explicit(&reg.threads[i], memory_order_relaxed));
     atomic_store_explicit(&reg.threads[i], NULL, memory_order_relaxed);
   }
   atomic_store_explicit(&reg.count, 0, memory_order_relaxed);
@@ -265,9 +265,9 @@ void wt_registry_reset(void) {
   atomic_store_explicit(&reg.threads_reclaimed, 0, memory_order_relaxed);
   reg.free_count = 0;
   reg.registered = 0;
-  free(reg.names);
-  free(reg.map_keys);
-  free(reg.map_ids);
+  wt_mem_free(reg.names);
+  wt_mem_free(reg.map_keys);
+  wt_mem_free(reg.map_ids);
   reg.names = NULL;
   reg.map_keys = NULL;
   reg.map_ids = NULL;

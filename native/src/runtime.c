@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "mem.h"
 #include "platform.h"
 #include "registry.h"
 #include "symbols.h"
@@ -75,8 +76,7 @@ wt_status wt_runtime_init(void) {
 }
 
 void wt_runtime_reset_for_testing(uint64_t record_categories) {
-  /* A worker that ran out of memory has returned already (state 2), but
-   * its thread is still to be joined. */
+  /* The worker runs until told to shut down; its thread is joined here. */
   if (wt_rt.worker_created) {
     atomic_store(&wt_rt.shutdown, 1);
     wt_runtime_wake();
@@ -89,7 +89,7 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
     if (s->file) fclose(s->file);
     wt_session_free_buffers(s);
     if (atomic_load(&s->output_ready) && !s->out_freed) wt_outq_free(&s->out);
-    free(s);
+    wt_mem_free(s);
     wt_rt.sessions[i] = NULL;
   }
   atomic_store(&wt_rt.session_count, 0);
