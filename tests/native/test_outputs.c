@@ -68,7 +68,7 @@ static int start(const char *name, const char *file, const char *extra, wt_statu
 }
 
 WT_TEST(outputs_should_never_replace_a_file_wasmtrace_did_not_create) {
-  char path[128], expected[WT_ERROR_MAX];
+  char path[128], expected[512];
   snprintf(path, sizeof path, "%s/app-data.bin", tmpdir);
   write_file(path, "precious");
   wt_status rc;
