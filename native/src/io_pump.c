@@ -30,7 +30,7 @@ static void release_failed_output(wt_session *s) {
 /* The session's file was deleted, replaced or changed under it (the
  * stream is flushed: every byte written so far is in the file). */
 static int output_damaged(wt_session *s, char *why, size_t cap) {
-  return wt_outputs_damaged(s->file, s->config.output,
+  return wt_outputs_damaged(s->config.output,
                             atomic_load_explicit(&s->bytes_written, memory_order_relaxed), why,
                             cap);
 }

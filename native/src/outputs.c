@@ -20,6 +20,7 @@
 typedef struct wt_created_output {
   char *path;
   char session[WT_NAME_MAX];
+  uint64_t dev, ino; /* of the file it created */
 } wt_created_output;
 
 static pthread_mutex_t created_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,7 +34,7 @@ static wt_created_output *find_created(const char *path) {
   return NULL;
 }
 
-static void note_created(const char *path, const char *session) {
+static void note_created(const char *path, const char *session, const struct stat *st) {
   pthread_mutex_lock(&created_lock);
   wt_created_output *e = find_created(path);
   if (!e && created_count == created_cap) {
@@ -54,7 +55,11 @@ static void note_created(const char *path, const char *session) {
   /* Out of memory: the file is not remembered, so a later session may
    * reuse it only after the exclusive open refuses it, with a message that
    * does not name its session. */
-  if (e) snprintf(e->session, sizeof e->session, "%s", session);
+  if (e) {
+    snprintf(e->session, sizeof e->session, "%s", session);
+    e->dev = (uint64_t)st->st_dev;
+    e->ino = (uint64_t)st->st_ino;
+  }
   pthread_mutex_unlock(&created_lock);
 }
 
@@ -145,30 +150,35 @@ FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap) {
     close(fd);
     return NULL;
   }
-  note_created(c->output, c->name);
+  note_created(c->output, c->name, &st);
   return f;
 }
 
-int wt_outputs_damaged(FILE *f, const char *path, uint64_t written, char *err, size_t cap) {
-  struct stat mine, there;
-  if (fstat(fileno(f), &mine) != 0) return 0;
+int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap) {
+  /* By path, against what the open recorded: Emscripten's fstat (3.1.6)
+   * stats the stream's path, so it cannot tell an unlinked file. */
+  struct stat there;
   if (stat(path, &there) != 0) {
     snprintf(err, cap, "output \"%.120s\" was deleted or moved while the session ran: the trace is lost",
              path);
     return 1;
   }
-  if (there.st_ino != mine.st_ino || there.st_dev != mine.st_dev) {
+  pthread_mutex_lock(&created_lock);
+  wt_created_output *e = find_created(path);
+  int replaced = e && (e->ino != (uint64_t)there.st_ino || e->dev != (uint64_t)there.st_dev);
+  pthread_mutex_unlock(&created_lock);
+  if (replaced || !S_ISREG(there.st_mode)) {
     snprintf(err, cap,
              "output \"%.120s\" was replaced by another file while the session ran: the trace is "
              "lost",
              path);
     return 1;
   }
-  if ((uint64_t)mine.st_size != written) {
+  if ((uint64_t)there.st_size != written) {
     snprintf(err, cap,
              "output \"%.120s\" was truncated or written to by someone else while the session ran "
              "(%llu bytes on the VFS, wasmtrace wrote %llu): the trace is unreadable",
-             path, (unsigned long long)mine.st_size, (unsigned long long)written);
+             path, (unsigned long long)there.st_size, (unsigned long long)written);
     return 1;
   }
   return 0;

@@ -26,11 +26,11 @@ wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap);
  * appeared since the check is never overwritten. Main thread. */
 FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap);
 
-/* 0 if the file `f` opened for `path` is still the one at that path and
- * holds exactly the `written` bytes wasmtrace wrote to it (call it with the
- * stream flushed); else 1 with what happened in err (deleted, replaced,
- * truncated or written to by someone else). Main thread. */
-int wt_outputs_damaged(FILE *f, const char *path, uint64_t written, char *err, size_t cap);
+/* 0 if `path` still names the file wasmtrace created there and holds
+ * exactly the `written` bytes it wrote (call it with the stream flushed);
+ * else 1 with what happened in err (deleted or moved, replaced, truncated
+ * or written to by someone else). Main thread. */
+int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap);
 
 /* Forgets every created file (tests). */
 void wt_outputs_reset_for_testing(void);
