@@ -36,7 +36,7 @@ const HOSTILE = {
     { name: 'config-file', output: '/wasmtrace.json' },
     { name: 'null', output: '/dev/null' },
     { name: 'tty', output: '/dev/tty' },
-    { name: 'dotdot', output: '/traces/../data/app.bin' },
+    { name: 'dotdot', output: '/traces/../data/other.bin' },
     { name: 'ok', output: '/traces/ok.json.gz' },
     { name: 'forced', output: '/traces/forced.json', overwrite: true },
   ],
@@ -124,7 +124,7 @@ describe('output policy', () => {
       assert.match(by[n].error, /is a device or system file/);
     }
     assert.equal(by.dotdot.state, 'failed');
-    assert.match(by.dotdot.error, /"\/data\/app\.bin" is outside \/traces\//);
+    assert.match(by.dotdot.error, /"\/data\/other\.bin" is outside \/traces\//);
     assert.equal(by.forced.state, 'failed');
     assert.match(by.forced.error, /overwrite: not allowed in a config from the 'wasmtrace' URL parameter/);
     assert.equal(r.appFile, 'precious');
