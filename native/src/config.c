@@ -101,8 +101,8 @@ static long utf8_chars(const char *s) {
   return n;
 }
 
-/* A string of 1 to max_chars characters into out (outcap bytes, enough for
- * max_chars characters of 4 bytes). */
+/* A string of 1 to max_chars characters and less than outcap bytes into
+ * out (outcap bytes). */
 static int get_string(const cJSON *v, const char *path, char *out, size_t outcap,
                       unsigned max_chars, const parse_ctx *ctx, char *err, size_t cap) {
   if (!cJSON_IsString(v)) {
@@ -116,8 +116,13 @@ static int get_string(const cJSON *v, const char *path, char *out, size_t outcap
     return 0;
   }
   size_t bytes = strlen(v->valuestring);
-  if (n == 0 || n > (long)max_chars || bytes >= outcap) {
+  if (n == 0 || n > (long)max_chars) {
     fail(err, cap, path, "expected 1 to %u characters, got %ld", max_chars, n);
+    return 0;
+  }
+  if (bytes >= outcap) {
+    fail(err, cap, path, "expected at most %u bytes in UTF-8, got %zu (%ld characters)",
+         (unsigned)(outcap - 1), bytes, n);
     return 0;
   }
   memcpy(out, v->valuestring, bytes + 1);

@@ -11,13 +11,16 @@
 #define WT_MAX_SESSIONS 16         /* sessions alive at once */
 #define WT_MAX_CATEGORIES 16
 /* Length limits count characters (Unicode code points), as JSON Schema's
- * maxLength does; the buffers (bytes, NUL included) hold that many
- * characters of up to 4 UTF-8 bytes each. Names are ASCII only. */
+ * maxLength does; the buffers (bytes, NUL included) also bound the UTF-8
+ * size of a value to the same number of bytes, a limit the schema states in
+ * words (it cannot check it). ASCII text meets both or neither. Names are
+ * ASCII only. (Buffers for 4-byte characters would add ~2.3 KiB to every
+ * session record, which a stopped session keeps.) */
 #define WT_CATEGORY_CHARS 31
-#define WT_CATEGORY_MAX 128
+#define WT_CATEGORY_MAX 32
 #define WT_NAME_MAX 64
 #define WT_PATH_CHARS 255
-#define WT_PATH_MAX 1024
+#define WT_PATH_MAX 256
 #define WT_ERROR_MAX 256
 /* The directory of default outputs, and the only one a config from an
  * untrusted source may write to (wt_config_restrict_untrusted). */

@@ -18,7 +18,7 @@ static wt_status parse(const char *json, char *err, size_t cap) {
 
 /* A string of n copies of c (static buffer, one live at a time per slot). */
 static const char *repeat(int slot, char c, size_t n) {
-  static char bufs[2][1200];
+  static char bufs[2][512];
   memset(bufs[slot], c, n);
   bufs[slot][n] = '\0';
   return bufs[slot];
@@ -805,25 +805,33 @@ WT_TEST(config_should_refuse_escaped_nul_even_when_the_text_holds_every_stand_in
 WT_TEST(config_should_count_length_limits_in_characters_like_the_schema) {
   char json[8192], s[2048];
   char err[WT_ERROR_MAX];
-  /* 255 two-byte characters in an output path, 31 four-byte ones in a
-   * category: within the limits, as JSON Schema's maxLength counts. */
+  /* 127 two-byte characters after the '/': 128 characters, 255 bytes. */
   strcpy(s, "/");
-  for (int i = 0; i < WT_PATH_CHARS - 1; i++) strcat(s, "\xC3\xA9");
+  for (int i = 0; i < 127; i++) strcat(s, "\xC3\xA9");
   snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"%s\",\"categories\":[\"", s);
-  for (int i = 0; i < WT_CATEGORY_CHARS; i++) strcat(json, "\xF0\x9F\x98\x80");
-  strcat(json, "\"]}]}");
+  for (int i = 0; i < 7; i++) strcat(json, "\xF0\x9F\x98\x80");
+  strcat(json, "abc\"]}]}");
   REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
   CHECK_EQ_STR(cfg.sessions[0].error, "");
   CHECK_EQ_STR(cfg.sessions[0].config.output, s);
-  CHECK_EQ_INT(strlen(cfg.sessions[0].config.categories[0]), 4 * WT_CATEGORY_CHARS);
-  /* One more character each: refused, counted in characters. */
-  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"%s\xC3\xA9\"}]}", s);
+  CHECK_EQ_INT(strlen(cfg.sessions[0].config.categories[0]), WT_CATEGORY_MAX - 1);
+  /* Over in characters: counted in characters, as maxLength counts. */
+  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"/%s\"}]}", repeat(0, 'o', WT_PATH_CHARS));
   check_bad_config(&(bad_config){json, 0, "sessions[0].output: expected 1 to 255 characters, got 256"});
   strcpy(json, "{\"sessions\":[{\"categories\":[\"");
-  for (int i = 0; i <= WT_CATEGORY_CHARS; i++) strcat(json, "\\ud83d\\ude00");
+  for (int i = 0; i <= WT_CATEGORY_CHARS; i++) strcat(json, "\\u00e9");
   strcat(json, "\"]}]}");
   check_bad_config(
       &(bad_config){json, 0, "sessions[0].categories[0]: expected 1 to 31 characters, got 32"});
+  /* Within the characters but over the bytes the schema states: said so. */
+  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"%s\xC3\xA9\"}]}", s);
+  check_bad_config(&(bad_config){
+      json, 0, "sessions[0].output: expected at most 255 bytes in UTF-8, got 257 (129 characters)"});
+  strcpy(json, "{\"sessions\":[{\"categories\":[\"");
+  for (int i = 0; i < 8; i++) strcat(json, "\\ud83d\\ude00");
+  strcat(json, "\"]}]}");
+  check_bad_config(&(bad_config){
+      json, 0, "sessions[0].categories[0]: expected at most 31 bytes in UTF-8, got 32 (8 characters)"});
   /* A non-ASCII name gets the message about its characters. */
   check_bad_config(&(bad_config){
       "{\"sessions\":[{\"name\":\"d\\u00e9marrage\"}]}", 0,
