@@ -63,7 +63,7 @@ static int get_uint(const cJSON *v, const char *path, uint32_t lo, uint32_t hi, 
 }
 
 /* What parsing one text needs beyond the tree: the code point that stands
- * for an escaped NUL (prepare_text), as UTF-8, or "" if the text has none. */
+ * for an escaped NUL (scan_escapes), as UTF-8, or "" if the text has none. */
 typedef struct parse_ctx {
   char nul[4];
 } parse_ctx;
