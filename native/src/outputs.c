@@ -34,8 +34,25 @@ static wt_created_output *find_created(const char *path) {
   return NULL;
 }
 
+/* 1 if the file wasmtrace created at e->path is still there (main thread). */
+static int still_there(const wt_created_output *e) {
+  struct stat st;
+  return lstat(e->path, &st) == 0 && (uint64_t)st.st_ino == e->ino && (uint64_t)st.st_dev == e->dev;
+}
+
 static void note_created(const char *path, const char *session, const struct stat *st) {
   pthread_mutex_lock(&created_lock);
+  /* Forget the files that are gone (the app deleted or replaced them): the
+   * table stays as small as the traces still on the VFS. */
+  size_t kept = 0;
+  for (size_t i = 0; i < created_count; i++) {
+    if (strcmp(created[i].path, path) == 0 || still_there(&created[i])) {
+      created[kept++] = created[i];
+    } else {
+      free(created[i].path);
+    }
+  }
+  created_count = kept;
   wt_created_output *e = find_created(path);
   if (!e && created_count == created_cap) {
     size_t cap = created_cap ? created_cap * 2 : 16;
@@ -97,7 +114,8 @@ static int check_existing(const wt_session_config *c, char *err, size_t cap) {
 wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
   pthread_mutex_lock(&created_lock);
   wt_created_output *e = find_created(c->output);
-  if (e && !c->overwrite) {
+  /* A trace the app has deleted since is no longer one to keep. */
+  if (e && !c->overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
     snprintf(err, cap,
              "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
              "another output, or set \"overwrite\": true to replace it",
