@@ -51,7 +51,7 @@ function bootstrapCI(xs, reps = 2000) {
   return [meds[Math.floor(0.025 * reps)], meds[Math.floor(0.975 * reps)]];
 }
 
-const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-compare.json.gz', sampling: { intervalUs: 1000 }, categories: ['app'] });
+const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-compare.json.gz', overwrite: true, sampling: { intervalUs: 1000 }, categories: ['app'] });
 function nsPerCall(dir, variant) {
   const out = execFileSync('node', ['--no-experimental-fetch', join(dir, `bench/calls_${variant}/calls.js`), 'calls', '0', '7', SESSION],
     { encoding: 'utf8', timeout: 300000 });

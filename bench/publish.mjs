@@ -18,7 +18,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
 const RUNS = Number(process.env.WT_BENCH_RUNS || 9);
 const VARIANTS = { plain: 'uninstrumented', instrumented: 'plain stores', release_top: 'release store of top', atomic: 'release stores of frame and top' };
-const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-bench.json.gz', sampling: { intervalUs: 1000 }, categories: ['app'] });
+const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-bench.json.gz', overwrite: true, sampling: { intervalUs: 1000 }, categories: ['app'] });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cell = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;

@@ -46,7 +46,7 @@ const cfg = (session) => JSON.stringify({ sessions: [session] });
 // ---- helpers -----------------------------------------------------------
 
 // Node and native runs start the same session as the page's config.
-const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-bench.json.gz', sampling: { intervalUs: 1000 }, categories: ['app'] });
+const SESSION = JSON.stringify({ name: 'bench', output: '/tmp/wasmtrace-bench.json.gz', overwrite: true, sampling: { intervalUs: 1000 }, categories: ['app'] });
 
 function nodeRun(variant, mode) {
   const out = execFileSync('node', ['--no-experimental-fetch', join(wasm, `bench/calls_${variant}/calls.js`), mode, ITERS, '7', SESSION],

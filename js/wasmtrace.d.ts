@@ -24,6 +24,8 @@ export interface WasmtraceSessionConfig {
   maxBufferKB?: number;
   /** "stop" (default) drops new data when full, "ring" drops the oldest. */
   whenFull?: 'stop' | 'ring';
+  /** Replace `output` if it exists (never allowed from the URL parameter). Default false. */
+  overwrite?: boolean;
 }
 
 /** The config blob given as `Module.wasmtraceConfig`. */

@@ -11,6 +11,7 @@
 
 #include "categories.h"
 #include "mem.h"
+#include "outputs.h"
 #include "platform.h"
 #include "runtime.h"
 #include "worker.h"
@@ -85,6 +86,9 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
              config->output, wt_rt.sessions[dup]->config.name);
     atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_STATE;
+  } else if (wt_outputs_check(config, s->error, sizeof s->error) != WT_OK) {
+    atomic_store(&s->state, WT_SESSION_FAILED); /* output policy: outputs.h */
     rc = WT_ERR_STATE;
   } else if (atomic_load(&wt_rt.worker_state) != 1) {
     /* Read under the mutex: a worker that gives up (worker.c) stores 2 and

@@ -10,17 +10,29 @@
 
 #define WT_MAX_SESSIONS 16         /* sessions alive at once */
 #define WT_MAX_CATEGORIES 16
+/* Length limits count characters (Unicode code points), as JSON Schema's
+ * maxLength does; the buffers (bytes, NUL included) also bound the UTF-8
+ * size of a value to the same number of bytes, a limit the schema states in
+ * words (it cannot check it). ASCII text meets both or neither. Names are
+ * ASCII only. (Buffers for 4-byte characters would add ~2.3 KiB to every
+ * session record, which a stopped session keeps.) */
+#define WT_CATEGORY_CHARS 31
 #define WT_CATEGORY_MAX 32
 #define WT_NAME_MAX 64
+#define WT_PATH_CHARS 255
 #define WT_PATH_MAX 256
 #define WT_ERROR_MAX 256
+/* The directory of default outputs, and the only one a config from an
+ * untrusted source may write to (wt_config_restrict_untrusted). */
+#define WT_OUTPUT_DIR "/traces/"
 
 typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;
 typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
 
 typedef struct wt_session_config {
   char name[WT_NAME_MAX];
-  char output[WT_PATH_MAX];
+  char output[WT_PATH_MAX]; /* canonical (wt_config_canonical_path) */
+  int overwrite;            /* 1: may replace an existing regular file */
   wt_format format;
   int gzip;             /* 1: gzip (default), 0: plain */
   int gzip_level;       /* 1..9 */
@@ -62,6 +74,19 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
  * object has no "name". */
 wt_status wt_config_parse_session(const char *json, size_t len, const char *default_name,
                                   wt_session_config *out, char *err, size_t errcap);
+
+/* Applies the rules of a config from a source anyone can set (the URL
+ * parameter): outputs only under WT_OUTPUT_DIR, no "overwrite". Sessions
+ * that break one become invalid, with a message naming the key, the path
+ * and `source`. */
+void wt_config_restrict_untrusted(wt_config *c, const char *source);
+
+/* Writes the canonical form of the absolute path `in` to out (cap bytes):
+ * empty and "." components dropped, ".." removes the one before it (at
+ * the root it stays there, as POSIX resolves "/.."). The result is never
+ * longer than `in`. Returns NULL, or why the path is not the path of a
+ * file (not absolute, a trailing '/', ending in "." or "..", the root). */
+const char *wt_config_canonical_path(const char *in, char *out, size_t cap);
 
 /* 1 if a scope category matches one of the session's category patterns
  * ("*", an exact name, or a prefix ending in '*'). */

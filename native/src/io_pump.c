@@ -6,22 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "outputs.h"
 #include "runtime.h"
 #include "session.h"
-
-/* mkdir -p of the directory part of path. */
-static void make_parent_dirs(const char *path) {
-  char tmp[WT_PATH_MAX];
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    mkdir(tmp, 0777);
-    *p = '/';
-  }
-}
 
 /* Main thread: a failed session closes its file and, once the worker has
  * handed the queue over, frees the blocks nobody will write. */
@@ -39,6 +27,14 @@ static void release_failed_output(wt_session *s) {
   s->out_freed = 1;
 }
 
+/* The session's file was deleted, replaced or changed under it (the
+ * stream is flushed: every byte written so far is in the file). */
+static int output_damaged(wt_session *s, char *why, size_t cap) {
+  return wt_outputs_damaged(s->config.output,
+                            atomic_load_explicit(&s->bytes_written, memory_order_relaxed), why,
+                            cap);
+}
+
 size_t wt_io_pump(void) {
   size_t total = 0;
   int n = wt_session_count();
@@ -53,16 +49,24 @@ size_t wt_io_pump(void) {
     /* The worker sets the output up at its first encode step. */
     if (!atomic_load_explicit(&s->output_ready, memory_order_acquire)) continue;
     wt_block *b;
+    int checked = 0;
     while ((b = wt_outq_pop(&s->out)) != NULL) {
+      char why[WT_ERROR_MAX];
       if (!s->file) {
-        make_parent_dirs(s->config.output);
-        s->file = fopen(s->config.output, "wb");
+        s->file = wt_outputs_open(&s->config, why, sizeof why);
         if (!s->file) {
           wt_outq_release(&s->out, b);
-          wt_session_fail(s, "cannot open output \"%s\": %s", s->config.output, strerror(errno));
+          wt_session_fail(s, "%s", why);
           break;
         }
+      } else if (!checked && output_damaged(s, why, sizeof why)) {
+        /* Before writing on: a write after a truncation would fill the
+         * gap with zeros and hide it. */
+        wt_outq_release(&s->out, b);
+        wt_session_fail(s, "%s", why);
+        break;
       }
+      checked = 1;
       size_t len = b->len;
       size_t wrote = fwrite(b->data, 1, len, s->file);
       wt_outq_release(&s->out, b);
@@ -81,6 +85,12 @@ size_t wt_io_pump(void) {
     }
     if (st == WT_SESSION_STOPPING && wt_outq_drained(&s->out)) {
       int ok = 1;
+      char why[WT_ERROR_MAX];
+      if (s->file && output_damaged(s, why, sizeof why)) {
+        wt_session_fail(s, "%s", why);
+        release_failed_output(s);
+        continue;
+      }
       if (s->file) {
         ok = fclose(s->file) == 0;
         s->file = NULL;

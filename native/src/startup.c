@@ -34,6 +34,9 @@ void wt_runtime_start_from_config(void) {
   if (wt_config_parse(blob, strlen(blob), config, err, sizeof err) != WT_OK) {
     set_config_error(err, source.name);
   } else {
+    /* Anyone can send a link: such a config writes only under
+     * WT_OUTPUT_DIR and never overwrites (docs/GUIDE.md). */
+    if (source.untrusted) wt_config_restrict_untrusted(config, source.name);
     /* The worker adopts none of them until all are in the table, so that
      * they start in one iteration and share their first tick (worker.c).
      * hold_seq is odd from before the first session is published (the

@@ -121,7 +121,7 @@ WT_TEST(config_should_derive_the_default_output_from_name_and_compression) {
 
 WT_TEST(config_should_accept_every_limit_inclusive) {
   char err[WT_ERROR_MAX];
-  char json[2048];
+  char json[4096];
   snprintf(json, sizeof json,
            "{\"sessions\":["
            "{\"name\":\"%s\",\"output\":\"/%s\",\"sampling\":{\"intervalUs\":50},"
@@ -130,7 +130,7 @@ WT_TEST(config_should_accept_every_limit_inclusive) {
            "\"l\",\"m\",\"n\",\"o\",\"%s\"]},"
            "{\"name\":\"b\",\"sampling\":{\"intervalUs\":1000000},\"durationMs\":3600000,"
            "\"maxBufferKB\":1048576,\"compressionLevel\":9,\"categories\":[]}]}",
-           repeat(0, 'n', WT_NAME_MAX - 1), repeat(1, 'o', WT_PATH_MAX - 2),
+           repeat(0, 'n', WT_NAME_MAX - 1), repeat(1, 'o', WT_PATH_CHARS - 1),
            "0123456789012345678901234567890");
   REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
   REQUIRE_EQ_INT(cfg.count, 2);
@@ -138,7 +138,7 @@ WT_TEST(config_should_accept_every_limit_inclusive) {
   CHECK_EQ_STR(cfg.sessions[1].error, "");
   const wt_session_config *a = &cfg.sessions[0].config, *b = &cfg.sessions[1].config;
   CHECK_EQ_INT(strlen(a->name), WT_NAME_MAX - 1);
-  CHECK_EQ_INT(strlen(a->output), WT_PATH_MAX - 1);
+  CHECK_EQ_INT(strlen(a->output), WT_PATH_CHARS);
   CHECK_EQ_INT(a->interval_us, 50);
   CHECK_EQ_INT(a->max_buffer_kb, 64);
   CHECK_EQ_INT(a->gzip_level, 1);
@@ -473,6 +473,68 @@ static const bad_config bad_configs[] = {
     {"{\"sessions\":[{\"categories\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\","
      "\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}]}",
      0, "sessions[0].categories: at most 16 categories, got 17"},
+    /* Duplicate keys (issue 12): cJSON keeps the first, JSON.parse the last. */
+    {"{\"sessions\":[],\"sessions\":[{}]}", -1,
+     "config.sessions: duplicate key (each key may appear once per object)"},
+    {"{\"sessions\":[{\"name\":\"a\",\"durationMs\":5,\"name\":\"b\"}]}", 0,
+     "sessions[0].name: duplicate key (each key may appear once per object)"},
+    {"{\"sessions\":[{\"sampling\":{\"enabled\":true,\"enabled\":false}}]}", 0,
+     "sessions[0].sampling.enabled: duplicate key (each key may appear once per object)"},
+    /* $schema is a string, as the schema says. */
+    {"{\"$schema\":5,\"sessions\":[]}", -1,
+     "config.$schema: expected a string (the schema's URL), got a number"},
+    {"{\"$schema\":{},\"sessions\":[]}", -1,
+     "config.$schema: expected a string (the schema's URL), got an object"},
+    /* An escaped NUL would cut a value short. */
+    {"{\"sessions\":[{\"name\":\"a\\u0000b\"}]}", 0,
+     "sessions[0].name: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"output\":\"/traces/a.json\\u0000.gz\"}]}", 0,
+     "sessions[0].output: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"categories\":[\"app\",\"\\u0000\"]}]}", 0,
+     "sessions[0].categories[1]: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"format\":\"chrome\\u0000x\"}]}", 0,
+     "sessions[0].format: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"whenFull\":\"ring\\u0000\"}]}", 0,
+     "sessions[0].whenFull: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"compression\":\"\\u0000none\"}]}", 0,
+     "sessions[0].compression: contains \\u0000 (NUL), which no value may contain"},
+    {"{\"sessions\":[{\"name\\u0000x\":\"a\"}]}", 0,
+     "sessions[0]: a key contains \\u0000 (NUL), which no key may contain"},
+    {"{\"sessions\\u0000\":[]}", -1, "config: a key contains \\u0000 (NUL), which no key may contain"},
+    /* Outputs: canonical, never wasmtrace's config, a device or a directory. */
+    {"{\"sessions\":[{\"output\":\"/traces/a/\"}]}", 0,
+     "sessions[0].output: expected the path of a file, not of a directory (ending in '/'), got "
+     "\"/traces/a/\""},
+    {"{\"sessions\":[{\"output\":\"/traces/a/..\"}]}", 0,
+     "sessions[0].output: expected the path of a file, not of a directory (ending in \".\" or "
+     "\"..\"), got \"/traces/a/..\""},
+    {"{\"sessions\":[{\"output\":\"/\"}]}", 0,
+     "sessions[0].output: expected the path of a file, not of a directory (ending in '/'), got \"/\""},
+    {"{\"sessions\":[{\"output\":\"//.\"}]}", 0,
+     "sessions[0].output: expected the path of a file, not of a directory (ending in \".\" or "
+     "\"..\"), got \"//.\""},
+    {"{\"sessions\":[{\"output\":\"/wasmtrace.json\"}]}", 0,
+     "sessions[0].output: \"/wasmtrace.json\" is wasmtrace's own config file, never an output"},
+    {"{\"sessions\":[{\"output\":\"/traces/../x/./../wasmtrace.json\"}]}", 0,
+     "sessions[0].output: \"/wasmtrace.json\" is wasmtrace's own config file, never an output"},
+    {"{\"sessions\":[{\"output\":\"/dev/null\"}]}", 0,
+     "sessions[0].output: \"/dev/null\" is a device or system file: outputs are regular files "
+     "(e.g. under /traces/)"},
+    {"{\"sessions\":[{\"output\":\"//dev//stdout\"}]}", 0,
+     "sessions[0].output: \"/dev/stdout\" is a device or system file: outputs are regular files "
+     "(e.g. under /traces/)"},
+    {"{\"sessions\":[{\"output\":\"/proc/self/fd/1\"}]}", 0,
+     "sessions[0].output: \"/proc/self/fd/1\" is a device or system file: outputs are regular "
+     "files (e.g. under /traces/)"},
+    {"{\"sessions\":[{\"output\":\"/traces/a.json.gz\"},{\"output\":\"/traces/./a.json.gz\"}]}", 1,
+     "sessions[1].output: \"/traces/a.json.gz\" is already the output of sessions[0]"},
+    {"{\"sessions\":[{\"output\":\"/traces/a.json.gz\"},{\"output\":\"/traces//a.json.gz\"}]}", 1,
+     "sessions[1].output: \"/traces/a.json.gz\" is already the output of sessions[0]"},
+    {"{\"sessions\":[{\"overwrite\":1}]}", 0,
+     "sessions[0].overwrite: expected true or false, got a number"},
+    /* Not UTF-8. */
+    {"{\"sessions\":[{\"categories\":[\"\xff\"]}]}", 0,
+     "sessions[0].categories[0]: is not valid UTF-8 text"},
 };
 
 static int check_bad_config(const bad_config *b) {
@@ -505,15 +567,15 @@ WT_TEST(config_should_reject_each_bad_config_with_its_exact_message) {
 }
 
 WT_TEST(config_should_reject_names_and_paths_over_their_length_limit) {
-  char json[1024];
+  char json[2048];
   snprintf(json, sizeof json, "{\"sessions\":[{\"name\":\"%s\"}]}", repeat(0, 'n', WT_NAME_MAX));
   check_bad_config(&(bad_config){json, 0, "sessions[0].name: expected 1 to 63 characters, got 64"});
   snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"/%s\"}]}",
-           repeat(0, 'o', WT_PATH_MAX - 1));
+           repeat(0, 'o', WT_PATH_CHARS));
   check_bad_config(
       &(bad_config){json, 0, "sessions[0].output: expected 1 to 255 characters, got 256"});
   snprintf(json, sizeof json, "{\"sessions\":[{\"categories\":[\"%s\"]}]}",
-           repeat(0, 'c', WT_CATEGORY_MAX));
+           repeat(0, 'c', WT_CATEGORY_CHARS + 1));
   check_bad_config(
       &(bad_config){json, 0, "sessions[0].categories[0]: expected 1 to 31 characters, got 32"});
 }
@@ -608,6 +670,202 @@ WT_TEST(config_should_reject_the_root_directory_as_output) {
   CHECK(strncmp(cfg.sessions[0].error, "sessions[0].output: ", 20) == 0);
 }
 
+/* ---- issue 12: outputs, escapes, duplicate keys, limits ------------------ */
+
+WT_TEST(config_canonical_path_should_resolve_dots_and_repeated_slashes) {
+  static const struct {
+    const char *in, *out;
+  } cases[] = {
+      {"/traces/a.json.gz", "/traces/a.json.gz"},
+      {"/traces/./a.json.gz", "/traces/a.json.gz"},
+      {"/traces//a.json.gz", "/traces/a.json.gz"},
+      {"//traces///./a.json.gz", "/traces/a.json.gz"},
+      {"/traces/x/../a.json.gz", "/traces/a.json.gz"},
+      {"/../../a", "/a"},
+      {"/a/b/c/../../d", "/a/d"},
+      {"/a/.../b", "/a/.../b"},
+      {"/a/..b", "/a/..b"},
+      {"/.a", "/.a"},
+  };
+  for (size_t i = 0; i < WT_TEST_COUNT(cases); i++) {
+    char out[WT_PATH_MAX];
+    const char *why = wt_config_canonical_path(cases[i].in, out, sizeof out);
+    CHECK(why == NULL);
+    if (!why) CHECK_EQ_STR(out, cases[i].out);
+  }
+  static const char *const refused[] = {"a", "", "/", "//", "/.", "/..", "/a/", "/a/.", "/a/b/..",
+                                        "./a"};
+  for (size_t i = 0; i < WT_TEST_COUNT(refused); i++) {
+    char out[WT_PATH_MAX];
+    if (!refused[i][0]) continue; /* get_string refuses "" first */
+    CHECK(wt_config_canonical_path(refused[i], out, sizeof out) != NULL);
+  }
+}
+
+WT_TEST(config_should_store_outputs_in_canonical_form) {
+  char err[WT_ERROR_MAX];
+  REQUIRE_EQ_INT(parse("{\"sessions\":[{\"output\":\"/traces/./b//c/../a.json\"}]}", err, sizeof err),
+                 WT_OK);
+  REQUIRE(cfg.sessions[0].valid);
+  CHECK_EQ_STR(cfg.sessions[0].config.output, "/traces/b/a.json");
+  CHECK_EQ_INT(cfg.sessions[0].config.overwrite, 0);
+  REQUIRE_EQ_INT(parse("{\"sessions\":[{\"output\":\"/data/x.json\",\"overwrite\":true}]}", err,
+                       sizeof err),
+                 WT_OK);
+  REQUIRE(cfg.sessions[0].valid);
+  CHECK_EQ_INT(cfg.sessions[0].config.overwrite, 1);
+}
+
+WT_TEST(config_from_an_untrusted_source_should_write_only_under_traces) {
+  char err[WT_ERROR_MAX];
+  REQUIRE_EQ_INT(
+      parse("{\"sessions\":[{\"name\":\"ok\"},{\"output\":\"/data/app.bin\"},"
+            "{\"output\":\"/traces/../app.json\"},{\"output\":\"/traces/sub/ok.json\"},"
+            "{\"output\":\"/traces/o.json\",\"overwrite\":true},{\"output\":\"/tracesx/a\"},"
+            "{\"output\":\"/traces/x.json\",\"overwrite\":false}]}",
+            err, sizeof err),
+      WT_OK);
+  REQUIRE_EQ_INT(cfg.count, 7);
+  for (int i = 0; i < cfg.count; i++) CHECK(cfg.sessions[i].valid);
+  wt_config_restrict_untrusted(&cfg, "the 'wasmtrace' URL parameter");
+  CHECK(cfg.sessions[0].valid);
+  CHECK(!cfg.sessions[1].valid);
+  CHECK_EQ_STR(cfg.sessions[1].error,
+               "sessions[1].output: \"/data/app.bin\" is outside /traces/: a config from the "
+               "'wasmtrace' URL parameter may write only there");
+  CHECK(!cfg.sessions[2].valid);
+  CHECK_EQ_STR(cfg.sessions[2].error,
+               "sessions[2].output: \"/app.json\" is outside /traces/: a config from the "
+               "'wasmtrace' URL parameter may write only there");
+  CHECK(cfg.sessions[3].valid);
+  CHECK(!cfg.sessions[4].valid);
+  CHECK_EQ_STR(cfg.sessions[4].error,
+               "sessions[4].overwrite: not allowed in a config from the 'wasmtrace' URL parameter "
+               "(anyone can set it): only the app's own config may overwrite files");
+  CHECK(!cfg.sessions[5].valid);
+  CHECK(cfg.sessions[6].valid);
+}
+
+WT_TEST(config_should_read_lone_surrogate_escapes_as_replacement_characters) {
+  /* JSON.stringify("a\ud800b") is "a\ud800b": one bad category must not
+   * make the whole config malformed. */
+  char err[WT_ERROR_MAX];
+  const char *json =
+      "{\"sessions\":[{\"name\":\"s\",\"categories\":[\"a\\ud800b\",\"\\udc00\",\"\\ud83d\\ude00\","
+      "\"\\\\ud800\",\"x\\uDBFF\",\"\\ud800\\ud800\\udc00\",\"\\ud800\\u0041\"],"
+      "\"output\":\"/traces/\\udfff.json\"},{\"name\":\"t\"}]}";
+  REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
+  REQUIRE_EQ_INT(cfg.count, 2);
+  REQUIRE(cfg.sessions[0].valid);
+  CHECK(cfg.sessions[1].valid);
+  const wt_session_config *c = &cfg.sessions[0].config;
+  REQUIRE_EQ_INT(c->category_count, 7);
+  CHECK_EQ_STR(c->categories[0], "a\xEF\xBF\xBD" "b");
+  CHECK_EQ_STR(c->categories[1], "\xEF\xBF\xBD");
+  CHECK_EQ_STR(c->categories[2], "\xF0\x9F\x98\x80");
+  CHECK_EQ_STR(c->categories[3], "\\ud800");
+  CHECK_EQ_STR(c->categories[4], "x\xEF\xBF\xBD");
+  CHECK_EQ_STR(c->categories[5], "\xEF\xBF\xBD\xF0\x90\x80\x80");
+  CHECK_EQ_STR(c->categories[6], "\xEF\xBF\xBD" "A");
+  CHECK_EQ_STR(c->output, "/traces/\xEF\xBF\xBD.json");
+  /* Offsets of later errors stay those of the text as given. */
+  CHECK_EQ_INT(parse("{\"sessions\":[{\"name\":\"\\ud800\"}],}", err, sizeof err), WT_ERR_CONFIG);
+  CHECK_EQ_STR(err, "config: malformed JSON at line 1, column 33 (byte 32)");
+}
+
+WT_TEST(config_should_refuse_escaped_nul_even_when_the_text_holds_every_stand_in) {
+  /* The parser stands a noncharacter (U+FDD0..U+FDEF) the text does not
+   * use in for \u0000; with all 32 present it refuses the text. */
+  char json[2048] = "{\"sessions\":[{\"categories\":[\"";
+  for (int k = 0; k < 31; k++) {
+    char esc[8];
+    snprintf(esc, sizeof esc, "\\u%04x", 0xFDD0 + k);
+    strcat(json, esc);
+  }
+  strcat(json, "\"],\"name\":\"a\\u0000b\"}]}");
+  char err[WT_ERROR_MAX];
+  REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
+  CHECK_EQ_STR(cfg.sessions[0].error, "sessions[0].name: contains \\u0000 (NUL), which no value may contain");
+  /* The 32nd, as raw UTF-8: U+FDEF is EF B7 AF. */
+  char *end = strstr(json, "\"],");
+  REQUIRE(end != NULL);
+  memmove(end + 3, end, strlen(end) + 1);
+  memcpy(end, "\xEF\xB7\xAF", 3);
+  CHECK_EQ_INT(parse(json, err, sizeof err), WT_ERR_CONFIG);
+  CHECK_EQ_STR(err, "config: contains \\u0000 (NUL), which no value may contain");
+  /* A stand-in the text uses is never mistaken for a NUL. */
+  REQUIRE_EQ_INT(parse("{\"sessions\":[{\"categories\":[\"\\ufdd0\"]}]}", err, sizeof err), WT_OK);
+  CHECK(cfg.sessions[0].valid);
+  /* A NUL byte (with an explicit length) is malformed JSON. */
+  static const char raw[] = "{\"sessions\":[{\"name\":\"a\0b\"}]}";
+  CHECK_EQ_INT(wt_config_parse(raw, sizeof raw - 1, &cfg, err, sizeof err), WT_ERR_CONFIG);
+  CHECK_EQ_STR(err, "config: malformed JSON at line 1, column 24 (byte 23): a NUL byte");
+}
+
+WT_TEST(config_should_count_length_limits_in_characters_like_the_schema) {
+  char json[8192], s[2048];
+  char err[WT_ERROR_MAX];
+  /* 127 two-byte characters after the '/': 128 characters, 255 bytes. */
+  strcpy(s, "/");
+  for (int i = 0; i < 127; i++) strcat(s, "\xC3\xA9");
+  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"%s\",\"categories\":[\"", s);
+  for (int i = 0; i < 7; i++) strcat(json, "\xF0\x9F\x98\x80");
+  strcat(json, "abc\"]}]}");
+  REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
+  CHECK_EQ_STR(cfg.sessions[0].error, "");
+  CHECK_EQ_STR(cfg.sessions[0].config.output, s);
+  CHECK_EQ_INT(strlen(cfg.sessions[0].config.categories[0]), WT_CATEGORY_MAX - 1);
+  /* Over in characters: counted in characters, as maxLength counts. */
+  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"/%s\"}]}", repeat(0, 'o', WT_PATH_CHARS));
+  check_bad_config(&(bad_config){json, 0, "sessions[0].output: expected 1 to 255 characters, got 256"});
+  strcpy(json, "{\"sessions\":[{\"categories\":[\"");
+  for (int i = 0; i <= WT_CATEGORY_CHARS; i++) strcat(json, "\\u00e9");
+  strcat(json, "\"]}]}");
+  check_bad_config(
+      &(bad_config){json, 0, "sessions[0].categories[0]: expected 1 to 31 characters, got 32"});
+  /* Within the characters but over the bytes the schema states: said so. */
+  snprintf(json, sizeof json, "{\"sessions\":[{\"output\":\"%s\xC3\xA9\"}]}", s);
+  check_bad_config(&(bad_config){
+      json, 0, "sessions[0].output: expected at most 255 bytes in UTF-8, got 257 (129 characters)"});
+  strcpy(json, "{\"sessions\":[{\"categories\":[\"");
+  for (int i = 0; i < 8; i++) strcat(json, "\\ud83d\\ude00");
+  strcat(json, "\"]}]}");
+  check_bad_config(&(bad_config){
+      json, 0, "sessions[0].categories[0]: expected at most 31 bytes in UTF-8, got 32 (8 characters)"});
+  /* A non-ASCII name gets the message about its characters. */
+  check_bad_config(&(bad_config){
+      "{\"sessions\":[{\"name\":\"d\\u00e9marrage\"}]}", 0,
+      "sessions[0].name: may contain only letters, digits, '-', '_' and '.', got \"d\xC3\xA9marrage\""});
+}
+
+/* The schema's maxLength of a string key (session level, or the items of an
+ * array key), or -1. */
+static int schema_max_length(const cJSON *props, const char *key) {
+  const cJSON *p = cJSON_GetObjectItemCaseSensitive(props, key);
+  const cJSON *items = cJSON_GetObjectItemCaseSensitive(p, "items");
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(items ? items : p, "maxLength");
+  return cJSON_IsNumber(m) ? (int)m->valuedouble : -1;
+}
+
+WT_TEST(config_parser_and_schema_should_agree_on_length_limits_and_schema_type) {
+  char *schema_text = read_source_file("config/wasmtrace.schema.json");
+  REQUIRE(schema_text != NULL);
+  cJSON *schema = cJSON_Parse(schema_text);
+  REQUIRE(schema != NULL);
+  const cJSON *props = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "$defs"), "session"),
+      "properties");
+  CHECK_EQ_INT(schema_max_length(props, "name"), WT_NAME_MAX - 1);
+  CHECK_EQ_INT(schema_max_length(props, "output"), WT_PATH_CHARS);
+  CHECK_EQ_INT(schema_max_length(props, "categories"), WT_CATEGORY_CHARS);
+  const cJSON *top = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+  const cJSON *type =
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(top, "$schema"), "type");
+  REQUIRE(cJSON_IsString(type));
+  CHECK_EQ_STR(type->valuestring, "string");
+  cJSON_Delete(schema);
+}
+
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(config_should_fill_defaults_for_an_empty_session_object),
@@ -635,6 +893,13 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(config_should_print_a_rejected_number_exactly),
       WT_TEST_ENTRY(config_should_reject_text_after_the_root_object),
       WT_TEST_ENTRY(config_should_reject_the_root_directory_as_output),
+      WT_TEST_ENTRY(config_canonical_path_should_resolve_dots_and_repeated_slashes),
+      WT_TEST_ENTRY(config_should_store_outputs_in_canonical_form),
+      WT_TEST_ENTRY(config_from_an_untrusted_source_should_write_only_under_traces),
+      WT_TEST_ENTRY(config_should_read_lone_surrogate_escapes_as_replacement_characters),
+      WT_TEST_ENTRY(config_should_refuse_escaped_nul_even_when_the_text_holds_every_stand_in),
+      WT_TEST_ENTRY(config_should_count_length_limits_in_characters_like_the_schema),
+      WT_TEST_ENTRY(config_parser_and_schema_should_agree_on_length_limits_and_schema_type),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }

@@ -484,10 +484,21 @@ WT_TEST(session_should_refuse_an_output_in_use_by_a_live_session) {
   snprintf(expected, sizeof expected,
            "output \"%s/shared.json.gz\" is in use by running session 'first'", tmpdir);
   CHECK_EQ_STR(wt_session_error(b), expected);
-  /* Once the first one is done, the output is free again. */
+  /* Once the first one is done, its trace is kept: replacing it takes
+   * "overwrite" (the output policy, outputs.h). */
   wt_session_stop(a);
   CHECK_EQ_INT(pump_until_done(a), WT_SESSION_STOPPED);
   snprintf(json, sizeof json, fmt, "third", tmpdir);
+  CHECK_EQ_INT(wt_session_start(json, &c), WT_ERR_STATE);
+  snprintf(expected, sizeof expected,
+           "output \"%s/shared.json.gz\" is the trace of earlier session 'first' of this page: "
+           "choose another output, or set \"overwrite\": true to replace it",
+           tmpdir);
+  CHECK_EQ_STR(wt_session_error(c), expected);
+  snprintf(json, sizeof json,
+           "{\"name\":\"third\",\"output\":\"%s/shared.json.gz\",\"overwrite\":true,"
+           "\"sampling\":{\"enabled\":false}}",
+           tmpdir);
   CHECK_EQ_INT(wt_session_start(json, &c), WT_OK);
   wt_session_stop(c);
   CHECK_EQ_INT(pump_until_done(c), WT_SESSION_STOPPED);

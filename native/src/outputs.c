@@ -1,0 +1,213 @@
+/* The output policy: see outputs.h and docs/GUIDE.md ("Where traces are
+ * written"). The sessions themselves decide nothing here: api.c asks
+ * wt_outputs_check before a session starts, io_pump.c opens through
+ * wt_outputs_open and asks wt_outputs_damaged before each write and at
+ * close. */
+#define _POSIX_C_SOURCE 200809L
+#include "outputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "platform.h"
+
+/* A file a session created in this page's life (the newest one per path). */
+typedef struct wt_created_output {
+  char *path;
+  char session[WT_NAME_MAX];
+  uint64_t dev, ino; /* of the file it created */
+} wt_created_output;
+
+static pthread_mutex_t created_lock = PTHREAD_MUTEX_INITIALIZER;
+static wt_created_output *created;
+static size_t created_count, created_cap;
+
+/* Under created_lock. */
+static wt_created_output *find_created(const char *path) {
+  for (size_t i = 0; i < created_count; i++)
+    if (strcmp(created[i].path, path) == 0) return &created[i];
+  return NULL;
+}
+
+/* 1 if the file wasmtrace created at e->path is still there (main thread). */
+static int still_there(const wt_created_output *e) {
+  struct stat st;
+  return lstat(e->path, &st) == 0 && (uint64_t)st.st_ino == e->ino && (uint64_t)st.st_dev == e->dev;
+}
+
+static void note_created(const char *path, const char *session, const struct stat *st) {
+  pthread_mutex_lock(&created_lock);
+  /* Forget the files that are gone (the app deleted or replaced them): the
+   * table stays as small as the traces still on the VFS. */
+  size_t kept = 0;
+  for (size_t i = 0; i < created_count; i++) {
+    if (strcmp(created[i].path, path) == 0 || still_there(&created[i])) {
+      created[kept++] = created[i];
+    } else {
+      wt_mem_free(created[i].path);
+    }
+  }
+  created_count = kept;
+  wt_created_output *e = find_created(path);
+  if (!e && created_count == created_cap) {
+    size_t cap = created_cap ? created_cap * 2 : 16;
+    wt_created_output *bigger = wt_mem_realloc(created, cap * sizeof *created);
+    if (bigger) {
+      created = bigger;
+      created_cap = cap;
+    }
+  }
+  if (!e && created_count < created_cap) {
+    char *copy = wt_mem_strdup(path);
+    if (copy) {
+      e = &created[created_count++];
+      e->path = copy;
+    }
+  }
+  /* Out of memory: the file is not remembered, so a later session may
+   * reuse it only after the exclusive open refuses it, with a message that
+   * does not name its session. */
+  if (e) {
+    snprintf(e->session, sizeof e->session, "%s", session);
+    e->dev = (uint64_t)st->st_dev;
+    e->ino = (uint64_t)st->st_ino;
+  }
+  pthread_mutex_unlock(&created_lock);
+}
+
+static void refuse_not_regular(const char *path, char *err, size_t cap) {
+  snprintf(err, cap,
+           "output \"%.120s\" is not a regular file (a directory, device or link): wasmtrace "
+           "writes only regular files",
+           path);
+}
+
+static void refuse_not_ours(const char *path, char *err, size_t cap) {
+  snprintf(err, cap,
+           "output \"%.120s\" already exists and wasmtrace did not create it: it never "
+           "replaces a file it does not own (choose another output, or set \"overwrite\": "
+           "true in the app's own config)",
+           path);
+}
+
+/* What lstat says of an existing file at path; 0 if there is none (or it
+ * cannot be told: then the open reports it). */
+static int check_existing(const wt_session_config *c, char *err, size_t cap) {
+  struct stat st;
+  if (lstat(c->output, &st) != 0) return 1;
+  if (!S_ISREG(st.st_mode)) {
+    refuse_not_regular(c->output, err, cap);
+    return 0;
+  }
+  if (!c->overwrite) {
+    refuse_not_ours(c->output, err, cap);
+    return 0;
+  }
+  return 1;
+}
+
+wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
+  pthread_mutex_lock(&created_lock);
+  wt_created_output *e = find_created(c->output);
+  /* A trace the app has deleted since is no longer one to keep. */
+  if (e && !c->overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
+    snprintf(err, cap,
+             "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
+             "another output, or set \"overwrite\": true to replace it",
+             c->output, e->session);
+    pthread_mutex_unlock(&created_lock);
+    return WT_ERR_STATE;
+  }
+  pthread_mutex_unlock(&created_lock);
+  /* On another thread a file system call is proxied to the main thread and
+   * may wait for it for seconds: the exclusive open decides there. */
+  if (!wt_platform_is_main_thread()) return WT_OK;
+  return check_existing(c, err, cap) ? WT_OK : WT_ERR_STATE;
+}
+
+/* mkdir -p of the directory part of path. */
+static void make_parent_dirs(const char *path) {
+  char tmp[WT_PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    mkdir(tmp, 0777);
+    *p = '/';
+  }
+}
+
+FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap) {
+  make_parent_dirs(c->output);
+  if (!check_existing(c, err, cap)) return NULL;
+  /* O_EXCL: never replace a file that appeared since the check; O_NOFOLLOW:
+   * never write through a link to a file elsewhere. */
+  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (c->overwrite ? O_TRUNC : O_EXCL);
+  int fd = open(c->output, flags, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      refuse_not_ours(c->output, err, cap);
+    else
+      snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    refuse_not_regular(c->output, err, cap);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  note_created(c->output, c->name, &st);
+  return f;
+}
+
+int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap) {
+  /* By path, against what the open recorded: Emscripten's fstat (3.1.6)
+   * stats the stream's path, so it cannot tell an unlinked file. */
+  struct stat there;
+  if (stat(path, &there) != 0) {
+    snprintf(err, cap, "output \"%.120s\" was deleted or moved while the session ran: the trace is lost",
+             path);
+    return 1;
+  }
+  pthread_mutex_lock(&created_lock);
+  wt_created_output *e = find_created(path);
+  int replaced = e && (e->ino != (uint64_t)there.st_ino || e->dev != (uint64_t)there.st_dev);
+  pthread_mutex_unlock(&created_lock);
+  if (replaced || !S_ISREG(there.st_mode)) {
+    snprintf(err, cap,
+             "output \"%.120s\" was replaced by another file while the session ran: the trace is "
+             "lost",
+             path);
+    return 1;
+  }
+  if ((uint64_t)there.st_size != written) {
+    snprintf(err, cap,
+             "output \"%.120s\" was truncated or written to by someone else while the session ran "
+             "(%llu bytes on the VFS, wasmtrace wrote %llu): the trace is unreadable",
+             path, (unsigned long long)there.st_size, (unsigned long long)written);
+    return 1;
+  }
+  return 0;
+}
+
+void wt_outputs_reset_for_testing(void) {
+  pthread_mutex_lock(&created_lock);
+  for (size_t i = 0; i < created_count; i++) wt_mem_free(created[i].path);
+  wt_mem_free(created);
+  created = NULL;
+  created_count = created_cap = 0;
+  pthread_mutex_unlock(&created_lock);
+}

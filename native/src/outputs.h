@@ -1,0 +1,38 @@
+/* The output policy (docs/GUIDE.md, "Where traces are written"): which
+ * files a session may write, how it creates them, and how it notices that
+ * its file was damaged under it. Paths are canonical
+ * (wt_config_canonical_path). The table of files wasmtrace created in this
+ * page's life is shared by all threads (its own lock). */
+#ifndef WT_OUTPUTS_H
+#define WT_OUTPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* Whether a new session may write c->output, as far as can be told before
+ * it starts: not the trace of an earlier session of this page, and (on the
+ * main thread only, where the VFS is not a proxied call away) not an
+ * existing file that is not a regular file or that wasmtrace did not
+ * create, unless c->overwrite. Returns WT_OK, or WT_ERR_STATE with one
+ * line in err. Any thread. */
+wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap);
+
+/* Creates (or, with c->overwrite, replaces) the output file and records it
+ * as created by `session_name`. Refuses, with the reason in err, what
+ * wt_outputs_check refuses: the open itself is exclusive, so a file that
+ * appeared since the check is never overwritten. Main thread. */
+FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap);
+
+/* 0 if `path` still names the file wasmtrace created there and holds
+ * exactly the `written` bytes it wrote (call it with the stream flushed);
+ * else 1 with what happened in err (deleted or moved, replaced, truncated
+ * or written to by someone else). Main thread. */
+int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap);
+
+/* Forgets every created file (tests). */
+void wt_outputs_reset_for_testing(void);
+
+#endif
