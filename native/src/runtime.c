@@ -9,6 +9,7 @@
 
 #include "categories.h"
 #include "mem.h"
+#include "outputs.h"
 #include "platform.h"
 #include "registry.h"
 #include "symbols.h"
@@ -104,5 +105,6 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   wt_rt.worker_error[0] = '\0';
   wt_symbols_reset();
   wt_registry_reset();
+  wt_outputs_reset_for_testing();
   wt_categories_force(record_categories);
 }

@@ -125,7 +125,7 @@ enum { FAILED_BEFORE_START, STOPPED_EARLY, STOPPED_WITH_REFUSALS, STOPPED_CLEAN,
 /* One record-and-encode with every allocation after the k-th refused. */
 static int run_once(const char *format, long k, int many_stacks) {
   char path[256], json[512];
-  snprintf(path, sizeof path, "%s/oom-%s-%ld.gz", tmpdir, format, k);
+  snprintf(path, sizeof path, "%s/oom-%s-%s%ld.gz", tmpdir, format, many_stacks ? "many-" : "", k);
   snprintf(json, sizeof json,
            "{\"name\":\"oom\",\"output\":\"%s\",\"format\":\"%s\",\"sampling\":{\"intervalUs\":%d},"
            "\"counters\":{\"intervalMs\":2},\"maxBufferKB\":512}",
