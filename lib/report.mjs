@@ -87,16 +87,26 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   return out.join('\n');
 }
 
-// Call trees go to the page as nested arrays [name index, value, self,
-// children] over one string table: compact, and no names in keys.
-function packTree(node, strings, index) {
-  let i = index.get(node.name);
-  if (i === undefined) {
-    i = strings.length;
-    strings.push(node.name);
-    index.set(node.name, i);
+// Call trees go to the page as one flat array over one string table, in
+// preorder: [name index, value, self, number of children, ...] per node.
+// Compact, no names in keys, and flat: a tree as deep as a 100,000-frame
+// stack needs no recursion to write (JSON.stringify of nested arrays would
+// overflow the stack) nor to read (flamegraph.js).
+function packTree(root, strings, index) {
+  const out = [];
+  const todo = [root];
+  while (todo.length) {
+    const node = todo.pop();
+    let i = index.get(node.name);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(node.name);
+      index.set(node.name, i);
+    }
+    out.push(i, node.value, node.self, node.children.length);
+    for (let c = node.children.length - 1; c >= 0; c--) todo.push(node.children[c]);
   }
-  return [i, node.value, node.self, node.children.map((c) => packTree(c, strings, index))];
+  return out;
 }
 
 /** The data the HTML page renders (also handy for tests). */
