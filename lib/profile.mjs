@@ -9,7 +9,7 @@
 // with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
-import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, traceSizeLimit, TraceError } from './trace.mjs';
+import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
 
 export { TraceError };
 
@@ -149,7 +149,7 @@ function readFirefox(p, budget) {
     const str = (i, what) => {
       if (i === null || i === undefined) return '';
       const s = strings[checkIndex(i, strings.length, what)];
-      return typeof s === 'string' ? s : String(s ?? '');
+      return textOf(s ?? '');
     };
     const sm = isObject(th.samples) ? th.samples : {};
     const stackCol = sm.stack ?? [];
@@ -189,7 +189,7 @@ function readFirefox(p, budget) {
       for (let i = 0; i < n; i++) {
         if (sm.time) t = sm.time[i];
         else if (sm.timeDeltas) t += sm.timeDeltas[i];
-        if (!isNum(t)) throw new TraceError(`${where}: the time of sample ${i} is not a number`);
+        if (!isNum(t) || !isNum(t * 1000)) throw new TraceError(`${where}: the time of sample ${i} is not a number (or overflows)`);
         const s = stackCol[i];
         const stack = s === null || s === undefined ? [] : stackOf(checkIndex(s, size, `samples.stack[${i}]`));
         const weight = sm.weight ? sm.weight[i] : 1;
@@ -217,7 +217,7 @@ function readFirefox(p, budget) {
         const end = endTime[i];
         // phase 1 = interval; older profiles have no phase but both times.
         const interval = phase ? phase[i] === 1 : true;
-        if (!interval || !isNum(start) || !isNum(end)) continue;
+        if (!interval || !isNum(start) || !isNum(end) || !isNum(start * 1000) || !isNum(end * 1000) || !isNum((end - start) * 1000)) continue;
         const d = data?.[i];
         const c = categories[category?.[i]];
         const cat = isObject(c) && typeof c.name === 'string' ? c.name : isObject(d) && typeof d.category === 'string' ? d.category : '';

@@ -142,6 +142,20 @@ export function chromeEvents(json) {
   throw new TraceError('chrome trace: neither an array of events nor an object with a "traceEvents" array');
 }
 
+/**
+ * Any JSON value as text, for names and labels read from a file: String()
+ * throws on an object with its own "toString" member ({"toString": 1}).
+ */
+export function textOf(v) {
+  if (typeof v === 'string') return v;
+  if (v === null || typeof v !== 'object') return String(v);
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
@@ -261,7 +275,7 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
         const n = node(id);
         if (!n.parent) return undefined;
         const name = isObject(n.callFrame) ? n.callFrame.functionName : undefined;
-        return typeof name === 'string' ? name : String(name ?? '');
+        return textOf(name ?? '');
       },
       budget,
       where,
@@ -270,6 +284,7 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
     let ts = t.startTime ?? 0;
     t.samples = t.sampleIds.map((id, i) => {
       ts += t.timeDeltas[i];
+      if (!Number.isFinite(ts)) throw new TraceError(`${where}: the time of sample ${i} overflows`);
       node(id);
       return { ts, stack: stack(id) };
     });
