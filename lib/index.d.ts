@@ -70,7 +70,7 @@ export class TraceError extends Error {
  * WASMTRACE_MAX_TRACE_MB environment variable, else 256 MiB) and the JS
  * heap the process has free.
  */
-export function readProfile(input: Uint8Array | string, options?: { format?: TraceFormat; maxBytes?: number }): Profile;
+export function readProfile(input: Uint8Array | ArrayBuffer | string, options?: { format?: TraceFormat; maxBytes?: number }): Profile;
 /** Tells the format of a trace's (uncompressed) text; 'json' when only parsing can tell. */
 export function detectFormat(text: string): TraceFormat | 'json';
 

@@ -50,10 +50,10 @@ export function readProfile(input, { format, maxBytes } = {}) {
     const limit = traceSizeLimit(maxBytes);
     if (input.length > limit) throw new TraceError(`trace is larger than ${Math.ceil(limit / 1048576)} MiB (the readers' limit: raise it with WASMTRACE_MAX_TRACE_MB or the maxBytes option if the file is yours)`);
     text = input;
-  } else if (input instanceof Uint8Array) {
-    text = decompress(input, { maxBytes }).toString('utf8');
+  } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
+    text = decompress(input instanceof ArrayBuffer ? new Uint8Array(input) : input, { maxBytes }).toString('utf8');
   } else {
-    throw new TypeError('readProfile: input must be a Uint8Array, a Buffer or a string');
+    throw new TypeError('readProfile: input must be a Uint8Array, a Buffer, an ArrayBuffer or a string');
   }
   const budget = new HeapBudget();
   let kind = format || detectFormat(text);

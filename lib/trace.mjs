@@ -52,7 +52,8 @@ const mib = (bytes) => Math.ceil(bytes / (1024 * 1024));
  * @param {{maxBytes?: number}} [options]
  */
 export function decompress(bytes, { maxBytes } = {}) {
-  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buf = Buffer.isBuffer(bytes) ? bytes
+    : ArrayBuffer.isView(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(bytes);
   const limit = traceSizeLimit(maxBytes);
   if (buf[0] === 0x1f && buf[1] === 0x8b) {
     try {
