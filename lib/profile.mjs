@@ -117,15 +117,11 @@ function inferInterval(threads) {
 function firefoxTables(th, where, sharedStrings) {
   const strings = th.stringArray ?? th.stringTable ?? sharedStrings;
   if (!Array.isArray(strings)) throw new TraceError(`${where}: no string array`);
-  const column = (table, tname, cname, optional = false) => {
+  const column = (tname, cname) => {
     const t = th[tname];
     if (!isObject(t)) throw new TraceError(`${where}: no ${tname}`);
     const c = t[cname];
-    if (c === undefined || c === null) {
-      if (optional) return null;
-      throw new TraceError(`${where}: ${tname}.${cname} is missing`);
-    }
-    if (!Array.isArray(c)) throw new TraceError(`${where}: ${tname}.${cname} is not an array`);
+    if (!Array.isArray(c)) throw new TraceError(`${where}: ${tname}.${cname} is ${c === undefined || c === null ? 'missing' : 'not an array'}`);
     return c;
   };
   const index = (v, len, what) => {
@@ -165,10 +161,10 @@ function readFirefox(p, budget) {
     }
     const samples = [];
     if (n) {
-      const prefix = column('stackTable', 'stackTable', 'prefix');
-      const stackFrame = column('stackTable', 'stackTable', 'frame');
-      const frameFunc = column('frameTable', 'frameTable', 'func');
-      const funcName = column('funcTable', 'funcTable', 'name');
+      const prefix = column('stackTable', 'prefix');
+      const stackFrame = column('stackTable', 'frame');
+      const frameFunc = column('frameTable', 'func');
+      const funcName = column('funcTable', 'name');
       const size = stackFrame.length;
       const stackOf = stackBuilder({
         size,
