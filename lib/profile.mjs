@@ -135,7 +135,7 @@ function readFirefox(p, budget) {
   if (!isObject(p) || !Array.isArray(p.threads)) throw new TraceError('Firefox profile without a threads array');
   const meta = isObject(p.meta) ? p.meta : {};
   const sharedStrings = isObject(p.shared) ? p.shared.stringArray ?? p.shared.stringTable ?? null : null;
-  const intervalMs = isNum(meta.interval) && meta.interval > 0 ? meta.interval : null;
+  const intervalMs = isNum(meta.interval) && meta.interval > 0 && isNum(meta.interval * 1000) ? meta.interval : null;
   const categories = Array.isArray(meta.categories) ? meta.categories : [];
   // Times in a processed profile are ms since meta.startTime.
   const threads = p.threads.map((th, index) => {

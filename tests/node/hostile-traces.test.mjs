@@ -112,6 +112,10 @@ describe('wasmtrace report on crafted files', () => {
     });
   }
 
+  test('a sampling interval that overflows is unknown, not Infinity (found by the firefox-json fuzzer)', () => {
+    assert.equal(readProfile('{"meta": {"interval": 1e308}, "threads": []}').intervalUs, null);
+  });
+
   test('every refusal is a TraceError (exported by the package) with a one-line message', () => {
     assert.equal(wasmtrace.TraceError, TraceError);
     for (const make of [firefoxPrefixCycle, firefoxSelfPrefix, firefoxBillionSamples, chromeParentCycle]) {
