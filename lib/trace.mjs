@@ -246,7 +246,10 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
         t.nodes.set(n.id, n);
       }
       // push(...x) would overflow the stack on a long chunk: one by one.
-      for (let i = 0; i < samples.length; i++) t.sampleIds.push(samples[i]);
+      for (let i = 0; i < samples.length; i++) {
+        if (!isNum(samples[i])) throw new TraceError(`${where}: cpuProfile.samples[${i}] is not a node id`);
+        t.sampleIds.push(samples[i]);
+      }
       for (let i = 0; i < deltas.length; i++) {
         if (!isNum(deltas[i])) throw new TraceError(`${where}: timeDeltas[${i}] is not a number`);
         t.timeDeltas.push(deltas[i]);

@@ -126,6 +126,7 @@ describe('wasmtrace report on crafted files', () => {
       '{"threads": [{"stringArray": [], "samples": {"stack": [7]}}]}',
       '{"threads": [{"stringArray": [], "samples": {"length": 1, "stack": [0], "time": ["x"]}, "stackTable": {"frame": [0], "prefix": [null]}, "frameTable": {"func": [0]}, "funcTable": {"name": [5]}}]}',
       '[{"ph": "P", "name": "ProfileChunk", "tid": 1, "args": {"data": {"cpuProfile": {"nodes": [{"id": 1}], "samples": [2]}, "timeDeltas": [1]}}}]',
+      '[{"ph": "P", "name": "ProfileChunk", "tid": 1, "args": {"data": {"cpuProfile": {"nodes": [{"id": 1}], "samples": [{"toString": null}]}, "timeDeltas": [1]}}}]',
       'main;a 1e999999', 'main;a 99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999',
     ];
     for (const text of bad) {
