@@ -173,39 +173,60 @@ var wasmtraceLibrary = {
   // Function names for the wasmtrace worker, built once per thread from the
   // wasm "name" section (present with --profiling-funcs or -g).
   $wasmtraceNames: null,
-  $wasmtraceLoadNames__deps: ['$wasmtraceInternals'],
+  $wasmtraceLoadNames__deps: ['$wasmtraceInternals', '$wasmtraceParseNames'],
   $wasmtraceLoadNames: function () {
-    var names = {};
     var mod = wasmtraceInternals.compiledModule();
     if (!mod) {
       // Names would all read wasm-function[N]: say so once, on this thread.
       console.warn('wasmtrace: the compiled wasm module is not reachable on this thread; ' +
         'functions are named wasm-function[N] (docs/GUIDE.md, "Emscripten versions")');
-      return names;
+      return {};
     }
-    var sections = WebAssembly.Module.customSections(mod, 'name');
-    if (!sections.length) return names;
-    var bytes = new Uint8Array(sections[0]);
+    try {
+      var sections = WebAssembly.Module.customSections(mod, 'name');
+      return sections.length ? wasmtraceParseNames(new Uint8Array(sections[0])) : {};
+    } catch (e) {
+      console.warn('wasmtrace: the wasm name section could not be read (' + e + '); ' +
+        'functions are named wasm-function[N]');
+      return {};
+    }
+  },
+
+  // The function names of a wasm "name" section's bytes: { funcIndex: name }.
+  // A pure function of its input (tests/node/fuzz-readers.test.mjs fuzzes it
+  // in Node): every length and index is checked against the bytes left, a
+  // LEB128 longer than 5 bytes or cut short ends the parse, each step
+  // consumes input (no loop runs past the end) and it never throws on any
+  // bytes; whatever was read before a bad entry is kept.
+  $wasmtraceParseNames: function (bytes) {
+    var names = {};
     var pos = 0;
-    function leb() {
-      var result = 0, shift = 0, b;
-      do {
-        b = bytes[pos++];
+    var limit = bytes.length;
+    // An unsigned LEB128 of at most 32 bits before `limit`, or -1.
+    function u32() {
+      var result = 0;
+      for (var shift = 0; shift < 35; shift += 7) {
+        if (pos >= limit) return -1;
+        var b = bytes[pos++];
         result += (b & 0x7f) * Math.pow(2, shift);
-        shift += 7;
-      } while (b & 0x80);
-      return result;
+        if (!(b & 0x80)) return result <= 0xffffffff ? result : -1;
+      }
+      return -1;
     }
-    var decoder = new TextDecoder('utf-8');
+    var decoder = new TextDecoder('utf-8'); // invalid UTF-8 becomes U+FFFD
     while (pos < bytes.length) {
       var id = bytes[pos++];
-      var size = leb();
+      limit = bytes.length;
+      var size = u32();
+      if (size < 0 || size > bytes.length - pos) break;
       var end = pos + size;
       if (id === 1) { // function names: vec(index, name)
-        var count = leb();
+        limit = end;
+        var count = u32();
         for (var i = 0; i < count && pos < end; i++) {
-          var index = leb();
-          var len = leb();
+          var index = u32();
+          var len = u32();
+          if (index < 0 || len < 0 || len > end - pos) break;
           names[index] = decoder.decode(bytes.subarray(pos, pos + len));
           pos += len;
         }

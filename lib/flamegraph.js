@@ -1,7 +1,7 @@
 // The flame graph renderer of `wasmtrace report --html`, inlined into the
 // page (no modules, no network). Reads the JSON in #wasmtrace-data (built by
-// report.mjs: per thread a call tree as nested [name index, value, self,
-// children]) and draws one SVG flame graph per thread, root on top:
+// report.mjs: per thread a call tree as one flat preorder array of
+// [name index, value, self, number of children] per node) and draws one SVG flame graph per thread, root on top:
 //   hover  a frame: name, total and self time, share of the thread
 //   click  a frame: zoom so it spans the width (its ancestors stay, dimmed);
 //          click the root (or "reset zoom", or Escape) to zoom out
@@ -9,6 +9,8 @@
 //          each thread they cover
 // Frames narrower than half a pixel are not drawn. Each frame is a
 // <g class="frame" data-name data-depth data-value> so tests can read it.
+// No function here recurses over the tree: a tree may be as deep as a
+// stack (100,000 frames), deeper than the JS stack.
 (function () {
   'use strict';
   var ROW = 18;
@@ -56,17 +58,31 @@
     return 'hsl(' + hue + ',85%,' + light + '%)';
   }
 
-  // Unpacks [nameIndex, value, self, children] into linked nodes.
-  function unpack(packed, parent, depth) {
-    var node = { name: strings[packed[0]], value: packed[1], self: packed[2], parent: parent, depth: depth, children: [] };
-    for (var i = 0; i < packed[3].length; i++) node.children.push(unpack(packed[3][i], node, depth + 1));
-    return node;
-  }
-
-  function maxDepth(node) {
-    var d = node.depth;
-    for (var i = 0; i < node.children.length; i++) d = Math.max(d, maxDepth(node.children[i]));
-    return d;
+  // Unpacks the flat preorder [nameIndex, value, self, childCount, ...]
+  // into linked nodes; returns the root, with the tree's depth in .maxDepth.
+  function unpack(flat) {
+    var root = null;
+    var open = []; // [node, children still to read]
+    var maxDepth = 0;
+    for (var i = 0; i + 3 < flat.length; i += 4) {
+      var top = open.length ? open[open.length - 1] : null;
+      var parent = top ? top[0] : null;
+      var node = { name: strings[flat[i]], value: flat[i + 1], self: flat[i + 2], parent: parent,
+        depth: parent ? parent.depth + 1 : 0, children: [] };
+      if (node.depth > maxDepth) maxDepth = node.depth;
+      if (parent) {
+        parent.children.push(node);
+        if (--top[1] === 0) open.pop();
+      } else {
+        root = node;
+      }
+      if (flat[i + 3] > 0) open.push([node, flat[i + 3]]);
+      while (open.length && open[open.length - 1][1] <= 0) open.pop();
+      if (!open.length) break;
+    }
+    root = root || { name: '', value: 0, self: 0, parent: null, depth: 0, children: [] };
+    root.maxDepth = maxDepth;
+    return root;
   }
 
   function isMatch(name) {
@@ -74,18 +90,25 @@
   }
 
   // Sample weight under frames matching the query, each sample counted once.
-  function matchedWeight(node) {
-    if (isMatch(node.name) && node.depth > 0) return node.value;
+  function matchedWeight(root) {
     var w = 0;
-    for (var i = 0; i < node.children.length; i++) w += matchedWeight(node.children[i]);
+    var todo = [root];
+    while (todo.length) {
+      var node = todo.pop();
+      if (isMatch(node.name) && node.depth > 0) {
+        w += node.value;
+        continue;
+      }
+      for (var i = 0; i < node.children.length; i++) todo.push(node.children[i]);
+    }
     return w;
   }
 
   function View(thread) {
     this.thread = thread;
-    this.tree = unpack(thread.tree, null, 0);
+    this.tree = unpack(thread.tree);
     this.tree.name = 'all samples';
-    this.depth = maxDepth(this.tree);
+    this.depth = this.tree.maxDepth;
     this.focus = this.tree;
     this.section = el('section', { class: 'thread', id: 'thread-' + thread.tid, 'data-thread': thread.name });
     var head = el('div', { class: 'thread-head' });
@@ -154,14 +177,22 @@
     }
   };
 
-  View.prototype.drawTree = function (node, x, scale) {
-    var w = node.value * scale;
-    if (w < MIN_WIDTH) return;
-    this.drawFrame(node, x, w, false);
-    var cx = x;
-    for (var i = 0; i < node.children.length; i++) {
-      this.drawTree(node.children[i], cx, scale);
-      cx += node.children[i].value * scale;
+  View.prototype.drawTree = function (focus, x0, scale) {
+    var todo = [[focus, x0]];
+    while (todo.length) {
+      var item = todo.pop();
+      var node = item[0];
+      var x = item[1];
+      var w = node.value * scale;
+      if (w < MIN_WIDTH) continue;
+      this.drawFrame(node, x, w, false);
+      var cx = x;
+      var next = [];
+      for (var i = 0; i < node.children.length; i++) {
+        next.push([node.children[i], cx]);
+        cx += node.children[i].value * scale;
+      }
+      for (var j = next.length - 1; j >= 0; j--) todo.push(next[j]);
     }
   };
 

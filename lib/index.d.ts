@@ -54,8 +54,23 @@ export interface Profile {
   threads: ProfileThread[];
 }
 
-/** Reads a trace file's bytes (any format wasmtrace writes, gzip or not). */
-export function readProfile(input: Uint8Array | string, options?: { format?: TraceFormat }): Profile;
+/**
+ * Why a trace file cannot be read: one line naming the problem (the field,
+ * the index, the limit) and what to do. Every refusal of readProfile is one.
+ */
+export class TraceError extends Error {
+  name: 'TraceError';
+  code: 'WASMTRACE_BAD_TRACE';
+}
+
+/**
+ * Reads a trace file's bytes (any format wasmtrace writes, gzip or not).
+ * Trace files are untrusted input: returns a valid Profile or throws a
+ * TraceError, within maxBytes of (inflated) text (default: the
+ * WASMTRACE_MAX_TRACE_MB environment variable, else 256 MiB) and the JS
+ * heap the process has free.
+ */
+export function readProfile(input: Uint8Array | ArrayBuffer | string, options?: { format?: TraceFormat; maxBytes?: number }): Profile;
 /** Tells the format of a trace's (uncompressed) text; 'json' when only parsing can tell. */
 export function detectFormat(text: string): TraceFormat | 'json';
 

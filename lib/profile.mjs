@@ -9,7 +9,9 @@
 // with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
-import { analyzeTrace, decompress, parseTrace } from './trace.mjs';
+import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
+
+export { TraceError };
 
 /** Names a sample may carry instead of an empty stack when the thread was idle. */
 const IDLE_NAMES = new Set(['(idle)', '(root)']);
@@ -27,35 +29,56 @@ export function detectFormat(text) {
   return 'folded';
 }
 
+const FORMATS = ['chrome', 'firefox', 'folded'];
+
 /**
  * Reads a trace file's bytes (any format wasmtrace writes, gzip or not).
+ * The input is untrusted: whatever it holds, this returns a valid Profile
+ * or throws a TraceError (one line), within the size limit (options.maxBytes,
+ * else WASMTRACE_MAX_TRACE_MB, else 256 MiB of inflated text) and the JS
+ * heap this process has free.
  * @param {Uint8Array|Buffer|string} input
- * @param {{format?: string}} [options] force a format instead of detecting it
+ * @param {{format?: string, maxBytes?: number}} [options] force a format instead of detecting it
  * @returns {import('./index.js').Profile}
  */
-export function readProfile(input, { format } = {}) {
-  const text = typeof input === 'string' ? input : decompress(input).toString('utf8');
-  let kind = format || detectFormat(text);
-  let json = null;
-  if (kind === 'json') {
-    json = JSON.parse(text);
-    kind = Array.isArray(json) || json.traceEvents ? 'chrome' : json.threads ? 'firefox' : null;
-    if (!kind) throw new Error('not a trace wasmtrace can read: a JSON object without traceEvents or threads');
+export function readProfile(input, { format, maxBytes } = {}) {
+  if (format !== undefined && format !== null && !FORMATS.includes(format)) {
+    throw new TraceError(`unknown trace format '${format}' (known: ${FORMATS.join(', ')})`);
   }
-  if (kind === 'chrome') return readChrome(json ? (Array.isArray(json) ? json : json.traceEvents) : parseTrace(Buffer.from(text)));
-  if (kind === 'firefox') return readFirefox(json || JSON.parse(text));
-  if (kind === 'folded') return readFolded(text);
-  throw new Error(`unknown trace format '${kind}' (known: chrome, firefox, folded)`);
+  let text;
+  if (typeof input === 'string') {
+    const limit = traceSizeLimit(maxBytes);
+    if (input.length > limit) throw new TraceError(`trace is larger than ${Math.ceil(limit / 1048576)} MiB (the readers' limit: raise it with WASMTRACE_MAX_TRACE_MB or the maxBytes option if the file is yours)`);
+    text = input;
+  } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
+    text = decompress(input instanceof ArrayBuffer ? new Uint8Array(input) : input, { maxBytes }).toString('utf8');
+  } else {
+    throw new TypeError('readProfile: input must be a Uint8Array, a Buffer, an ArrayBuffer or a string');
+  }
+  const budget = new HeapBudget();
+  let kind = format || detectFormat(text);
+  let json;
+  if (kind === 'json') {
+    json = parseJson(text, budget);
+    kind = Array.isArray(json) || json?.traceEvents ? 'chrome' : json?.threads ? 'firefox' : null;
+    if (!kind) throw new TraceError('not a trace wasmtrace can read: a JSON object without traceEvents or threads');
+  }
+  if (kind === 'chrome') return readChrome(chromeEvents(json ?? parseJson(chromeText(text), budget)), budget);
+  if (kind === 'firefox') return readFirefox(json ?? parseJson(text, budget), budget);
+  return readFolded(text, budget);
 }
 
 function isIdle(stack) {
   return stack.length === 0 || (stack.length === 1 && IDLE_NAMES.has(stack[0]));
 }
 
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+
 // ---- chrome ------------------------------------------------------------------
 
-function readChrome(events) {
-  const a = analyzeTrace(events);
+function readChrome(events, budget) {
+  const a = analyzeTrace(events, budget);
   const threads = a.threads
     .filter((t) => t.samples.length || t.scopes.length)
     .map((t) => ({
@@ -67,7 +90,7 @@ function readChrome(events) {
   return {
     format: 'chrome',
     session: a.session,
-    intervalUs: a.session?.intervalUs ?? inferInterval(threads),
+    intervalUs: isNum(a.session?.intervalUs) ? a.session.intervalUs : inferInterval(threads),
     stats: a.stats,
     threads,
   };
@@ -79,7 +102,7 @@ function inferInterval(threads) {
   for (const t of threads) {
     for (let i = 1; i < t.samples.length && gaps.length < 5000; i++) {
       const d = t.samples[i].ts - t.samples[i - 1].ts;
-      if (d > 0) gaps.push(d);
+      if (d > 0 && Number.isFinite(d)) gaps.push(d);
     }
   }
   if (!gaps.length) return null;
@@ -89,71 +112,125 @@ function inferInterval(threads) {
 
 // ---- firefox (processed profile) ----------------------------------------------
 
-function readFirefox(p) {
-  if (!Array.isArray(p.threads)) throw new Error('Firefox profile without a threads array');
-  const sharedStrings = p.shared?.stringArray ?? p.shared?.stringTable ?? null;
-  const intervalMs = Number(p.meta?.interval) || null;
+// Checks every table, column and index of a processed profile's thread
+// before use; `where` names the thread in messages.
+function firefoxTables(th, where, sharedStrings) {
+  const strings = th.stringArray ?? th.stringTable ?? sharedStrings;
+  if (!Array.isArray(strings)) throw new TraceError(`${where}: no string array`);
+  const column = (tname, cname) => {
+    const t = th[tname];
+    if (!isObject(t)) throw new TraceError(`${where}: no ${tname}`);
+    const c = t[cname];
+    if (!Array.isArray(c)) throw new TraceError(`${where}: ${tname}.${cname} is ${c === undefined || c === null ? 'missing' : 'not an array'}`);
+    return c;
+  };
+  const index = (v, len, what) => {
+    if (!Number.isInteger(v) || v < 0 || v >= len) throw new TraceError(`${where}: ${what} = ${JSON.stringify(v)?.slice(0, 40)} is not an index below ${len}`);
+    return v;
+  };
+  return { strings, column, index };
+}
+
+function readFirefox(p, budget) {
+  if (!isObject(p) || !Array.isArray(p.threads)) throw new TraceError('Firefox profile without a threads array');
+  const meta = isObject(p.meta) ? p.meta : {};
+  const sharedStrings = isObject(p.shared) ? p.shared.stringArray ?? p.shared.stringTable ?? null : null;
+  const intervalMs = isNum(meta.interval) && meta.interval > 0 && isNum(meta.interval * 1000) ? meta.interval : null;
+  const categories = Array.isArray(meta.categories) ? meta.categories : [];
   // Times in a processed profile are ms since meta.startTime.
   const threads = p.threads.map((th, index) => {
-    const strings = th.stringArray ?? th.stringTable ?? sharedStrings;
-    if (!Array.isArray(strings)) throw new Error(`Firefox profile thread ${index}: no string array`);
-    const str = (i) => (i === null || i === undefined ? '' : strings[i] ?? `(string ${i})`);
-    const { stackTable, frameTable, funcTable } = th;
-    const funcName = (f) => str(funcTable.name[f]);
-    const memo = new Map();
-    const stackOf = (s) => {
-      if (s === null || s === undefined) return [];
-      let out = memo.get(s);
-      if (out) return out;
-      // Walk to the root iteratively (deep stacks), then build root first.
-      const chain = [];
-      for (let cur = s; cur !== null && cur !== undefined; cur = stackTable.prefix[cur]) {
-        if (memo.has(cur)) {
-          out = memo.get(cur).slice();
-          break;
-        }
-        chain.push(cur);
-      }
-      out = out || [];
-      for (let i = chain.length - 1; i >= 0; i--) {
-        out = out.concat(funcName(frameTable.func[stackTable.frame[chain[i]]]));
-        memo.set(chain[i], out);
-      }
-      return out;
+    const where = `Firefox profile thread ${index}`;
+    if (!isObject(th)) throw new TraceError(`${where} is not an object`);
+    const { strings, column, index: checkIndex } = firefoxTables(th, where, sharedStrings);
+    const str = (i, what) => {
+      if (i === null || i === undefined) return '';
+      const s = strings[checkIndex(i, strings.length, what)];
+      return textOf(s ?? '');
     };
+    const sm = isObject(th.samples) ? th.samples : {};
+    const stackCol = sm.stack ?? [];
+    if (!Array.isArray(stackCol)) throw new TraceError(`${where}: samples.stack is not an array`);
+    // The claimed count must be present in every column it indexes.
+    const n = sm.length ?? stackCol.length;
+    if (!Number.isInteger(n) || n < 0) throw new TraceError(`${where}: samples.length is not a count`);
+    const cols = { stack: stackCol, time: sm.time, timeDeltas: sm.timeDeltas, weight: sm.weight };
+    for (const [name, col] of Object.entries(cols)) {
+      if (col === undefined || col === null) continue;
+      if (!Array.isArray(col)) throw new TraceError(`${where}: samples.${name} is not an array`);
+      if (col.length < n) throw new TraceError(`${where}: samples.length says ${n} but samples.${name} has ${col.length} entries`);
+    }
     const samples = [];
-    const sm = th.samples || {};
-    const n = sm.length ?? sm.stack?.length ?? 0;
-    let t = 0;
-    for (let i = 0; i < n; i++) {
-      if (sm.time) t = sm.time[i];
-      else if (sm.timeDeltas) t += sm.timeDeltas[i];
-      const stack = stackOf(sm.stack[i]);
-      samples.push({ ts: t * 1000, stack: isIdle(stack) ? [] : stack, weight: sm.weight ? sm.weight[i] : 1 });
+    if (n) {
+      const prefix = column('stackTable', 'prefix');
+      const stackFrame = column('stackTable', 'frame');
+      const frameFunc = column('frameTable', 'func');
+      const funcName = column('funcTable', 'name');
+      const size = stackFrame.length;
+      const stackOf = stackBuilder({
+        size,
+        parentOf: (s) => {
+          const q = prefix[s];
+          return q === null || q === undefined ? null : checkIndex(q, size, `stackTable.prefix[${s}]`);
+        },
+        nameOf: (s) => {
+          const f = checkIndex(stackFrame[s], frameFunc.length, `stackTable.frame[${s}]`);
+          const fn = checkIndex(frameFunc[f], funcName.length, `frameTable.func[${f}]`);
+          return str(funcName[fn], `funcTable.name[${fn}]`);
+        },
+        budget,
+        where: `${where}: stackTable`,
+      });
+      budget.charge(n * 64, 'its samples');
+      let t = 0;
+      for (let i = 0; i < n; i++) {
+        if (sm.time) t = sm.time[i];
+        else if (sm.timeDeltas) t += sm.timeDeltas[i];
+        if (!isNum(t) || !isNum(t * 1000)) throw new TraceError(`${where}: the time of sample ${i} is not a number (or overflows)`);
+        const s = stackCol[i];
+        const stack = s === null || s === undefined ? [] : stackOf(checkIndex(s, size, `samples.stack[${i}]`));
+        const weight = sm.weight ? sm.weight[i] : 1;
+        if (!isNum(weight)) throw new TraceError(`${where}: samples.weight[${i}] is not a number`);
+        samples.push({ ts: t * 1000, stack: isIdle(stack) ? [] : stack, weight });
+      }
     }
     const scopes = [];
     const mk = th.markers;
-    if (mk && mk.length) {
-      for (let i = 0; i < mk.length; i++) {
-        const start = mk.startTime?.[i];
-        const end = mk.endTime?.[i];
+    if (isObject(mk) && mk.length) {
+      const m = Number.isInteger(mk.length) && mk.length > 0 ? mk.length : 0;
+      const col = (name) => (Array.isArray(mk[name]) ? mk[name] : null);
+      const names = col('name');
+      const startTime = col('startTime');
+      const endTime = col('endTime');
+      const phase = col('phase');
+      const data = col('data');
+      const category = col('category');
+      if (m && (!names || !startTime || !endTime)) throw new TraceError(`${where}: markers without name, startTime and endTime arrays`);
+      for (const [name, c] of [['name', names], ['startTime', startTime], ['endTime', endTime], ['phase', phase]]) {
+        if (c && c.length < m) throw new TraceError(`${where}: markers.length says ${m} but markers.${name} has ${c.length} entries`);
+      }
+      for (let i = 0; i < m; i++) {
+        const start = startTime[i];
+        const end = endTime[i];
         // phase 1 = interval; older profiles have no phase but both times.
-        const interval = mk.phase ? mk.phase[i] === 1 : start !== null && end !== null && end !== undefined;
-        if (!interval || start === null || end === null || end === undefined) continue;
-        const data = mk.data?.[i];
-        const cat = p.meta?.categories?.[mk.category?.[i]]?.name ?? data?.category ?? '';
-        scopes.push({ name: str(mk.name[i]), ts: start * 1000, dur: (end - start) * 1000, cat });
+        const interval = phase ? phase[i] === 1 : true;
+        if (!interval || !isNum(start) || !isNum(end) || !isNum(start * 1000) || !isNum(end * 1000) || !isNum((end - start) * 1000)) continue;
+        const d = data?.[i];
+        const c = categories[category?.[i]];
+        const cat = isObject(c) && typeof c.name === 'string' ? c.name : isObject(d) && typeof d.category === 'string' ? d.category : '';
+        budget.charge(96, 'its markers');
+        scopes.push({ name: str(names[i], `markers.name[${i}]`), ts: start * 1000, dur: (end - start) * 1000, cat });
       }
     }
-    return { tid: th.tid ?? index, name: th.name || `thread ${index}`, samples, scopes };
+    const tid = typeof th.tid === 'number' || typeof th.tid === 'string' ? th.tid : index;
+    return { tid, name: typeof th.name === 'string' && th.name ? th.name : `thread ${index}`, samples, scopes };
   });
   // wasmtrace's encoder puts the session and its drop counts in meta.wasmtrace
   // (the same fields as the chrome format's wasmtrace_session/_stats).
-  const wt = p.meta?.wasmtrace ?? null;
+  const wt = isObject(meta.wasmtrace) ? meta.wasmtrace : null;
   return {
     format: 'firefox',
     session: wt,
-    intervalUs: wt?.intervalUs ?? (intervalMs ? intervalMs * 1000 : inferInterval(threads)),
+    intervalUs: isNum(wt?.intervalUs) ? wt.intervalUs : intervalMs ? intervalMs * 1000 : inferInterval(threads),
     stats: wt && wt.samplesTaken !== undefined ? wt : null,
     threads: threads.filter((th) => th.samples.length || th.scopes.length),
   };
@@ -167,35 +244,56 @@ function readFirefox(p) {
 // session's settings with the same "stats" member as the other formats:
 //   # wasmtrace {"version":"0.1.0","session":"startup","format":"folded",
 //   "intervalUs":1000,...,"stats":{"samplesTaken":10,"samplesWritten":9,...}}
+// Lines end at '\n' only (and a '\r' before it): a name may hold any other
+// character, U+2028 and U+2029 included (the encoder rewrites only control
+// characters). The count is what follows the last space or tab, as
+// flamegraph.pl reads it.
 const FOLDED_RECORD = '# wasmtrace {';
 // A record longer than this is not one wasmtrace wrote.
 const FOLDED_RECORD_MAX = 1 << 20;
+const FOLDED_COUNT = /^\d+(?:\.\d+)?$/;
 
-function readFolded(text) {
+// [frames, count] of a line, or null; no regex over the whole line (a
+// backtracking one is quadratic on a crafted line).
+function foldedSplit(line) {
+  const cut = Math.max(line.lastIndexOf(' '), line.lastIndexOf('\t'));
+  if (cut <= 0 || !FOLDED_COUNT.test(line.slice(cut + 1))) return null;
+  const frames = line.slice(0, cut);
+  return frames.trim() ? [frames, line.slice(cut + 1)] : null;
+}
+
+function readFolded(text, budget) {
   const threads = new Map();
   let record = null;
   let lineNo = 0;
-  for (const raw of text.split('\n')) {
+  budget.charge(text.length * 2, 'its lines');
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const raw = text.slice(start, end);
+    start = end + 1;
     lineNo++;
-    const line = raw.replace(/\r$/, '');
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (!line.trim()) continue;
     if (line.startsWith('#')) {
       if (line.startsWith(FOLDED_RECORD)) record = foldedRecord(line, lineNo);
       continue;
     }
-    const m = /^(.*\S)\s+(\d+(?:\.\d+)?)$/.exec(line);
-    if (!m) throw new Error(`folded stacks: line ${lineNo} is not "frame;frame;... count": ${line.slice(0, 80)}`);
-    const frames = m[1].split(';');
+    const m = foldedSplit(line);
+    if (!m) throw new TraceError(`folded stacks: line ${lineNo} is not "frame;frame;... count": ${JSON.stringify(line.slice(0, 80))}`);
+    const weight = Number(m[1]);
+    if (!Number.isFinite(weight)) throw new TraceError(`folded stacks: line ${lineNo}: the count ${m[1].slice(0, 40)} is not a finite number`);
+    const frames = m[0].split(';');
     const threadName = frames.shift();
     const stack = isIdle(frames) ? [] : frames;
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
-    threads.get(threadName).samples.push({ ts: null, stack, weight: Number(m[2]) });
+    threads.get(threadName).samples.push({ ts: null, stack, weight });
   }
   const { stats = null, ...session } = record ?? {};
   return {
     format: 'folded',
     session: record ? session : null,
-    intervalUs: record?.intervalUs ?? null,
+    intervalUs: isNum(record?.intervalUs) ? record.intervalUs : null,
     stats,
     threads: [...threads.values()],
   };
@@ -203,7 +301,7 @@ function readFolded(text) {
 
 // The session and stats from wasmtrace's '# wasmtrace {...}' line.
 function foldedRecord(line, lineNo) {
-  const bad = (why) => new Error(`folded stacks: line ${lineNo}: the '# wasmtrace' stats record ${why}`);
+  const bad = (why) => new TraceError(`folded stacks: line ${lineNo}: the '# wasmtrace' stats record ${why}`);
   if (line.length > FOLDED_RECORD_MAX) throw bad(`is longer than ${FOLDED_RECORD_MAX} characters`);
   let record;
   try {
@@ -212,7 +310,7 @@ function foldedRecord(line, lineNo) {
     throw bad(`is not valid JSON (${e.message})`);
   }
   if (!record || typeof record !== 'object' || Array.isArray(record)) throw bad('is not a JSON object');
-  if (record.stats !== undefined && (!record.stats || typeof record.stats !== 'object')) throw bad('has a "stats" member that is not an object');
+  if (record.stats !== undefined && (!record.stats || typeof record.stats !== 'object' || Array.isArray(record.stats))) throw bad('has a "stats" member that is not an object');
   return record;
 }
 
@@ -229,6 +327,19 @@ export function threadTotals(thread) {
   return { total, idle, busy: total - idle };
 }
 
+// The busy samples of a thread grouped by stack: readers share one array
+// between the samples of one stack, so the views below cost the distinct
+// stacks' frames, not samples x depth (a deep stack sampled a million
+// times is walked once).
+function byStack(thread) {
+  const weights = new Map();
+  for (const s of thread.samples) {
+    if (!s.stack.length) continue;
+    weights.set(s.stack, (weights.get(s.stack) ?? 0) + (s.weight ?? 1));
+  }
+  return weights;
+}
+
 /**
  * Per function: self weight (leaf of the sample) and total weight (anywhere
  * on the stack, counted once per sample even when recursive). Sorted by
@@ -241,34 +352,33 @@ export function functionTable(thread) {
     if (!r) rows.set(name, (r = { name, self: 0, total: 0 }));
     return r;
   };
-  for (const s of thread.samples) {
-    if (!s.stack.length) continue;
-    const w = s.weight ?? 1;
-    row(s.stack[s.stack.length - 1]).self += w;
-    const seen = new Set(s.stack);
+  for (const [stack, w] of byStack(thread)) {
+    row(stack[stack.length - 1]).self += w;
+    const seen = new Set(stack);
     for (const name of seen) row(name).total += w;
   }
-  return [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : 1));
+  return [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
  * The merged call tree of a thread's busy samples, root first:
  * { name: '(root)', value, self, children: [...] } with children sorted by
- * value, descending (what a flame graph draws left to right).
+ * value, descending (what a flame graph draws left to right). Built and
+ * finished without recursion: a tree may be as deep as a stack.
  */
 export function callTree(thread) {
   const root = { name: '(root)', value: 0, self: 0, children: [] };
-  for (const s of thread.samples) {
-    if (!s.stack.length) continue;
-    const w = s.weight ?? 1;
+  const index = new Map(); // node -> Map(name -> child)
+  for (const [stack, w] of byStack(thread)) {
     root.value += w;
     let node = root;
-    for (const name of s.stack) {
-      node.index ??= new Map();
-      let child = node.index.get(name);
+    for (const name of stack) {
+      let children = index.get(node);
+      if (!children) index.set(node, (children = new Map()));
+      let child = children.get(name);
       if (!child) {
         child = { name, value: 0, self: 0, children: [] };
-        node.index.set(name, child);
+        children.set(name, child);
         node.children.push(child);
       }
       child.value += w;
@@ -276,21 +386,15 @@ export function callTree(thread) {
     }
     node.self += w;
   }
-  const finish = (n) => {
-    delete n.index;
-    n.children.sort((a, b) => b.value - a.value);
-    for (const c of n.children) finish(c);
-    return n;
-  };
-  return finish(root);
+  for (const node of index.keys()) node.children.sort((a, b) => b.value - a.value);
+  return root;
 }
 
 /** Sample weight in which `name` is on the stack (total) or the leaf (self). */
 export function weightOf(thread, name, { self = false } = {}) {
   let w = 0;
-  for (const s of thread.samples) {
-    if (!s.stack.length) continue;
-    if (self ? s.stack[s.stack.length - 1] === name : s.stack.includes(name)) w += s.weight ?? 1;
+  for (const [stack, sw] of byStack(thread)) {
+    if (self ? stack[stack.length - 1] === name : stack.includes(name)) w += sw;
   }
   return w;
 }

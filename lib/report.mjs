@@ -3,6 +3,7 @@
 // interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
+import { textOf } from './trace.mjs';
 
 const FLAMEGRAPH_JS = new URL('./flamegraph.js', import.meta.url);
 
@@ -12,7 +13,7 @@ function fmtMs(ms) {
 
 /** A name safe to print on a terminal: control characters as escapes. */
 export function printable(name) {
-  return String(name).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
+  return textOf(name).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
     ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
@@ -40,10 +41,12 @@ function describeProfile(profile) {
 function describeDrops(profile) {
   const s = profile.stats;
   if (!s) return null;
-  const d = s.dropped || {};
-  return `samples taken ${s.samplesTaken ?? '?'}, dropped ${s.samplesDropped ?? 0}` +
-    ` (buffer full ${d.bufferFull ?? 0}, torn stack ${d.tornStack ?? 0}); events dropped ${d.events ?? 0}` +
-    (s.ticksMissed !== undefined ? `; sampler ticks missed ${s.ticksMissed}` : '');
+  // Counts from the file: printed as text whatever their type.
+  const d = s.dropped && typeof s.dropped === 'object' ? s.dropped : {};
+  const n = (v, dflt) => printable(textOf(v ?? dflt));
+  return `samples taken ${n(s.samplesTaken, '?')}, dropped ${n(s.samplesDropped, 0)}` +
+    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)}); events dropped ${n(d.events, 0)}` +
+    (s.ticksMissed !== undefined ? `; sampler ticks missed ${n(s.ticksMissed)}` : '');
 }
 
 /**
@@ -87,16 +90,26 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   return out.join('\n');
 }
 
-// Call trees go to the page as nested arrays [name index, value, self,
-// children] over one string table: compact, and no names in keys.
-function packTree(node, strings, index) {
-  let i = index.get(node.name);
-  if (i === undefined) {
-    i = strings.length;
-    strings.push(node.name);
-    index.set(node.name, i);
+// Call trees go to the page as one flat array over one string table, in
+// preorder: [name index, value, self, number of children, ...] per node.
+// Compact, no names in keys, and flat: a tree as deep as a 100,000-frame
+// stack needs no recursion to write (JSON.stringify of nested arrays would
+// overflow the stack) nor to read (flamegraph.js).
+function packTree(root, strings, index) {
+  const out = [];
+  const todo = [root];
+  while (todo.length) {
+    const node = todo.pop();
+    let i = index.get(node.name);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(node.name);
+      index.set(node.name, i);
+    }
+    out.push(i, node.value, node.self, node.children.length);
+    for (let c = node.children.length - 1; c >= 0; c--) todo.push(node.children[c]);
   }
-  return [i, node.value, node.self, node.children.map((c) => packTree(c, strings, index))];
+  return out;
 }
 
 /** The data the HTML page renders (also handy for tests). */

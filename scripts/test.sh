@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the native unit tests on the host (ASan+UBSan, then
-# ThreadSanitizer) and as wasm under Node, the config fuzzer, then the
+# ThreadSanitizer) and as wasm under Node, the config and JSON escaper
+# fuzzers, then the Node tests (the reader fuzzers among them) and the
 # end-to-end tests in headless Chromium; then, on the second toolchain
 # (Emscripten 3.1.69 from scripts/setup-emscripten.sh, build/wasm-3.1.69),
 # the wasm unit tests and the browser tests that depend on the toolchain.
@@ -60,13 +61,20 @@ ctest --test-dir build/wasm --output-on-failure
 # Tests that cannot run as wasm say so (WT_TEST_HOST_ONLY): show why.
 grep -h '^\[ SKIP \]' build/wasm/Testing/Temporary/LastTest.log || true
 took
-echo "== config parser fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s)"
+echo "== config parser and JSON escaper fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s each)"
+# The reader fuzzers (fast-check) run with the Node tests below
+# (tests/node/fuzz-readers.test.mjs); long runs: npm run fuzz.
 cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
 cmake --build build/fuzz >build/fuzz-build.log 2>&1 || { cat build/fuzz-build.log; exit 1; }
-mkdir -p build/fuzz/corpus
-build/fuzz/fuzz_config -max_total_time="${WASMTRACE_FUZZ_SECONDS:-10}" -print_final_stats=1 \
-  build/fuzz/corpus tests/fuzz/corpus >build/fuzz/last-run.log 2>&1 || { tail -40 build/fuzz/last-run.log; exit 1; }
-grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' build/fuzz/last-run.log
+for target in config json; do
+  corpus=tests/fuzz/corpus
+  [ "$target" = json ] && corpus=tests/fuzz/corpus-json
+  mkdir -p "build/fuzz/corpus-$target"
+  build/fuzz/fuzz_$target -max_total_time="${WASMTRACE_FUZZ_SECONDS:-10}" -print_final_stats=1 \
+    "build/fuzz/corpus-$target" "$corpus" >"build/fuzz/last-run-$target.log" 2>&1 ||
+    { tail -40 "build/fuzz/last-run-$target.log"; exit 1; }
+  echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "build/fuzz/last-run-$target.log")"
+done
 took
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/node/ tests/browser/
