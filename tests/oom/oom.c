@@ -116,8 +116,8 @@ int main(int argc, char **argv) {
   char path[512], json[1024];
   snprintf(path, sizeof path, "%s/oom-running.json.gz", dir);
   snprintf(json, sizeof json,
-           "{\"name\":\"running\",\"output\":\"%s\",\"sampling\":{\"intervalUs\":100},"
-           "\"counters\":{\"intervalMs\":5}}",
+           "{\"name\":\"running\",\"output\":\"%s\",\"overwrite\":true,"
+           "\"sampling\":{\"intervalUs\":100},\"counters\":{\"intervalMs\":5}}",
            path);
   int failures = 0, running = -1;
   if (wt_session_start(json, &running) != WT_OK) {
