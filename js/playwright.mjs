@@ -140,6 +140,11 @@ export function abortReason(text) {
 
 /** The message of a runtime that aborted, from the shim's own words or Emscripten's. */
 function abortedMessage(reason) {
+  const exit = /^the wasm runtime exited with status (-?\d+)/.exec(String(reason).replace(/^wasmtrace: /, ''));
+  if (exit) {
+    return `wasmtrace: the app exited (status ${exit[1]}) before its sessions stopped (the wasm runtime ` +
+      'ended, so sessions that were still recording cannot finish)';
+  }
   let why = String(reason).replace(/^wasmtrace: /, '').replace(/^the wasm runtime aborted: /, '');
   why = abortReason(why) ?? why; // "Aborted(OOM)" -> "OOM"
   if (!why) why = 'abort() was called (no reason given)';
@@ -396,7 +401,10 @@ export async function waitForSessions(page, {
     if (got) {
       const [st, signal] = got;
       s = st;
-      if (s.aborted) throw new WasmtraceError('aborted', abortedMessage(s.aborted));
+      // A runtime that exited after every session stopped lost nothing.
+      const exitedClean = s.aborted && /exited with status/.test(s.aborted) && s.sessions.length &&
+        s.sessions.every((x) => x.state === 'stopped');
+      if (s.aborted && !exitedClean) throw new WasmtraceError('aborted', abortedMessage(s.aborted));
       // Called without waitForWasmtrace: this ready document is the one to keep.
       if (s.status === 'ready' && !w.token) await arm(page, w);
       if (signal) return { reason: 'until', status: s };
@@ -464,7 +472,12 @@ async function collectInPage(M, { names, aborted }) {
       r.error = (dead && s.state !== 'stopped' ? null : s.error) || String(e.message || e);
     }
     r.state = s.state;
-    r.stats = dead ? {} : s.stats();
+    // A session the runtime died under has no counters to read.
+    try {
+      r.stats = s.stats();
+    } catch {
+      r.stats = {};
+    }
     return r;
   }));
 }

@@ -77,7 +77,10 @@ size_t wt_io_pump(void) {
       total += len;
       atomic_fetch_add_explicit(&s->bytes_written, len, memory_order_relaxed);
     }
-    if (s->file) fflush(s->file);
+    /* A flush that fails is a write error, not damage by someone else. */
+    if (s->file && fflush(s->file) != 0 &&
+        atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_FAILED)
+      wt_session_fail(s, "cannot write output \"%s\": %s", s->config.output, strerror(errno));
     st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st == WT_SESSION_FAILED) {
       release_failed_output(s);

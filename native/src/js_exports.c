@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "mem.h"
 #include "platform.h"
 #include "session.h"
 #include "startup.h"
@@ -21,8 +22,10 @@
  * own, so that the string has one source. */
 WT_I_EXPORT const char *wt_js_version(void) { return WT_VERSION_STRING; }
 
-WT_I_EXPORT void *wt_js_alloc(size_t n) { return malloc(n); }
-WT_I_EXPORT void wt_js_free(void *p) { free(p); }
+/* Through wasmtrace's allocator: a full heap is a NULL the shim reports,
+ * never Emscripten's aborting out-of-memory path. */
+WT_I_EXPORT void *wt_js_alloc(size_t n) { return wt_mem_alloc(n); }
+WT_I_EXPORT void wt_js_free(void *p) { wt_mem_free(p); }
 
 WT_I_EXPORT int wt_js_startup_count(void) { return wt_startup_count(); }
 
