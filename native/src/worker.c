@@ -576,7 +576,8 @@ void *wt_worker_main(void *arg) {
     if (whole && table_unchanged(hold, nsessions)) {
       stop_phase(nsessions, t);
       drain_rings(nsessions);
-      if (now >= ws->next_reclaim_us) {
+      /* Again: a session added since needs the records it could still see. */
+      if (now >= ws->next_reclaim_us && table_unchanged(hold, nsessions)) {
         reclaim_phase(nsessions);
         ws->next_reclaim_us = now + RECLAIM_EVERY_US;
       }
