@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mem.h"
 #include "platform.h"
 
 /* A file a session created in this page's life (the newest one per path). */
@@ -50,21 +49,21 @@ static void note_created(const char *path, const char *session, const struct sta
     if (strcmp(created[i].path, path) == 0 || still_there(&created[i])) {
       created[kept++] = created[i];
     } else {
-      wt_mem_free(created[i].path);
+      free(created[i].path);
     }
   }
   created_count = kept;
   wt_created_output *e = find_created(path);
   if (!e && created_count == created_cap) {
     size_t cap = created_cap ? created_cap * 2 : 16;
-    wt_created_output *bigger = wt_mem_realloc(created, cap * sizeof *created);
+    wt_created_output *bigger = realloc(created, cap * sizeof *created);
     if (bigger) {
       created = bigger;
       created_cap = cap;
     }
   }
   if (!e && created_count < created_cap) {
-    char *copy = wt_mem_strdup(path);
+    char *copy = strdup(path);
     if (copy) {
       e = &created[created_count++];
       e->path = copy;
@@ -205,8 +204,8 @@ int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap
 
 void wt_outputs_reset_for_testing(void) {
   pthread_mutex_lock(&created_lock);
-  for (size_t i = 0; i < created_count; i++) wt_mem_free(created[i].path);
-  wt_mem_free(created);
+  for (size_t i = 0; i < created_count; i++) free(created[i].path);
+  free(created);
   created = NULL;
   created_count = created_cap = 0;
   pthread_mutex_unlock(&created_lock);
