@@ -21,21 +21,10 @@
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"
+#include "wt_test_session.h"
 
 static char tmpdir[64];
 
-/* Pumps output until the session is STOPPED or FAILED (gives up after
- * 30 s: a hang guard only). */
-static wt_session_state pump_until_done(int id) {
-  double give_up = wt_test_now_s() + 30;
-  for (;;) {
-    wt_io_pump();
-    wt_session_state st = wt_session_state_get(id);
-    if (st == WT_SESSION_STOPPED || st == WT_SESSION_FAILED) return st;
-    if (wt_test_now_s() > give_up) return st;
-    wt_test_sleep_ms(1);
-  }
-}
 
 static char *read_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -103,7 +92,7 @@ WT_TEST(threads_over_the_limit_should_come_and_go_while_sessions_sample) {
       REQUIRE_EQ_INT(pthread_create(&th[i], NULL, churn_main, &seen[round * CHURN_PER_ROUND + i]), 0);
     for (int i = 0; i < CHURN_PER_ROUND; i++) pthread_join(th[i], NULL);
     wt_session_stop(id);
-    REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+    REQUIRE_EQ_INT(wt_test_pump_until_done(id, 30), WT_SESSION_STOPPED);
     wt_session_stats st;
     REQUIRE_EQ_INT(wt_session_stats_get(id, &st), WT_OK);
     /* Exact accounting, whatever happened to the records. */
@@ -186,7 +175,7 @@ WT_TEST(a_session_should_keep_the_name_and_open_scope_of_a_thread_that_exited) {
   pthread_join(th, NULL);
   wt_test_sleep_ms(100); /* several worker iterations with the thread gone */
   wt_session_stop(id);
-  REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  REQUIRE_EQ_INT(wt_test_pump_until_done(id, 30), WT_SESSION_STOPPED);
   char *text = read_file(path);
   REQUIRE(text != NULL);
   CHECK(strstr(text, "left_open") != NULL);
@@ -251,7 +240,7 @@ WT_TEST(stats_should_count_the_threads_refused_at_the_limit) {
   pthread_mutex_unlock(&h.mutex);
   for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
   wt_session_stop(id);
-  CHECK_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(id, 30), WT_SESSION_STOPPED);
   wt_runtime_reset_for_testing(0);
 }
 

@@ -20,39 +20,10 @@
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"
+#include "wt_test_session.h"
 
 static char tmpdir[64];
 
-static char *read_trace(const char *path, size_t *out_len) {
-  gzFile f = gzopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + 1);
-  int n;
-  while (buf && (n = gzread(f, buf + len, (unsigned)(cap - len))) > 0) {
-    len += (size_t)n;
-    if (len == cap) {
-      char *bigger = realloc(buf, cap * 2 + 1);
-      if (!bigger) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-  }
-  int err = 0;
-  gzerror(f, &err);
-  gzclose(f);
-  if (!buf || err != Z_OK) {
-    free(buf);
-    return NULL;
-  }
-  buf[len] = '\0';
-  *out_len = len;
-  return buf;
-}
 
 /* The trace reads back whole: JSON for chrome and firefox; for folded, a
  * JSON stats line and then "stack count" lines. */
@@ -179,7 +150,7 @@ static int run_once(const char *format, long k, int many_stacks) {
     fprintf(stderr, "    k=%ld: ended in state %d: \"%s\"\n", k, (int)st, wt_session_error(id));
   } else {
     size_t len = 0;
-    char *text = read_trace(path, &len);
+    char *text = wt_test_read_trace(path, &len);
     if (!text || !trace_reads(format, text, len)) {
       fprintf(stderr, "    k=%ld: the trace does not read back (%zu bytes): %.400s\n", k, len, text ? text : "(none)");
     } else {

@@ -14,19 +14,10 @@
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"
+#include "wt_test_session.h"
 
 static char tmpdir[64];
 
-static wt_session_state pump_until_done(int id) {
-  double give_up = wt_test_now_s() + 20;
-  for (;;) {
-    wt_io_pump();
-    wt_session_state st = wt_session_state_get(id);
-    if (st == WT_SESSION_STOPPED || st == WT_SESSION_FAILED) return st;
-    if (wt_test_now_s() > give_up) return st;
-    wt_test_sleep_ms(1);
-  }
-}
 
 /* Pumps until the session's file exists (the first output block). */
 static int pump_until_file(int id, const char *path) {
@@ -86,7 +77,7 @@ WT_TEST(outputs_should_never_replace_a_file_wasmtrace_did_not_create) {
   /* The app's own config may allow it. */
   id = start("allowed", "app-data.bin", ",\"overwrite\":true,\"durationMs\":20", &rc);
   CHECK_EQ_INT(rc, WT_OK);
-  CHECK_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(id, 20), WT_SESSION_STOPPED);
   CHECK(!file_is(path, "precious"));
 }
 
@@ -98,7 +89,7 @@ WT_TEST(outputs_should_not_replace_a_file_that_appeared_after_the_session_starte
   REQUIRE_EQ_INT(rc, WT_OK);
   write_file(path, "the app's");
   wt_session_stop(id);
-  CHECK_EQ_INT(pump_until_done(id), WT_SESSION_FAILED);
+  CHECK_EQ_INT(wt_test_pump_until_done(id, 20), WT_SESSION_FAILED);
   CHECK(strstr(wt_session_error(id), "already exists and wasmtrace did not create it") != NULL);
   CHECK(file_is(path, "the app's"));
 }
@@ -135,7 +126,7 @@ WT_TEST(outputs_should_treat_spellings_of_one_path_as_one_output) {
   CHECK_EQ_STR(wt_session_error(b), expected);
   CHECK_EQ_STR(wt_session_error(c), expected);
   wt_session_stop(a);
-  CHECK_EQ_INT(pump_until_done(a), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(a, 20), WT_SESSION_STOPPED);
   /* Its trace stays its own. */
   int d = start("four", "x/../same.json", NULL, &rc);
   CHECK_EQ_INT(rc, WT_ERR_STATE);
@@ -146,7 +137,7 @@ WT_TEST(outputs_should_treat_spellings_of_one_path_as_one_output) {
   CHECK(unlink(path) == 0);
   int e = start("five", "same.json", ",\"durationMs\":20", &rc);
   CHECK_EQ_INT(rc, WT_OK);
-  CHECK_EQ_INT(pump_until_done(e), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(e, 20), WT_SESSION_STOPPED);
 }
 
 typedef enum damage { DELETE, TRUNCATE, REPLACE } damage;
@@ -170,7 +161,7 @@ static void check_damage(const char *name, damage how, const char *message) {
     write_file(path, "another file");
   }
   wt_session_stop(id);
-  CHECK_EQ_INT(pump_until_done(id), WT_SESSION_FAILED);
+  CHECK_EQ_INT(wt_test_pump_until_done(id, 20), WT_SESSION_FAILED);
   if (!strstr(wt_session_error(id), message))
     wt_test_fail(__FILE__, __LINE__, "%s: got \"%s\", expected \"%s\"", name,
                  wt_session_error(id), message);

@@ -20,23 +20,12 @@
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"
+#include "wt_test_session.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
 static char tmpdir[64]; /* one directory for the whole run */
 
-/* Pumps output until the session is STOPPED or FAILED; gives up after 10 s
- * and returns its state then. */
-static wt_session_state pump_until_done(int id) {
-  double give_up = wt_test_now_s() + 10;
-  for (;;) {
-    wt_io_pump();
-    wt_session_state st = wt_session_state_get(id);
-    if (st == WT_SESSION_STOPPED || st == WT_SESSION_FAILED) return st;
-    if (wt_test_now_s() > give_up) return st;
-    wt_test_sleep_ms(1);
-  }
-}
 
 /* Pumps until the session is RUNNING (or left STARTING for good). */
 static wt_session_state wait_running(int id) {
@@ -49,34 +38,6 @@ static wt_session_state wait_running(int id) {
   return st;
 }
 
-/* Reads a whole file, gunzipping it if it is gzip (zlib's gz* functions
- * pass plain files through). Returns a NUL-terminated buffer or NULL. */
-static char *read_trace(const char *path, size_t *out_len) {
-  gzFile f = gzopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + 1);
-  int n;
-  while (buf && (n = gzread(f, buf + len, (unsigned)(cap - len))) > 0) {
-    len += (size_t)n;
-    if (len == cap) {
-      cap *= 2;
-      char *bigger = realloc(buf, cap + 1);
-      if (!bigger) free(buf);
-      buf = bigger;
-    }
-  }
-  int err = 0;
-  gzerror(f, &err);
-  gzclose(f);
-  if (!buf || err != Z_OK) {
-    free(buf);
-    return NULL;
-  }
-  buf[len] = '\0';
-  *out_len = len;
-  return buf;
-}
 
 static long file_size(const char *path) {
   struct stat st;
@@ -275,14 +236,14 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
 
   CHECK_EQ_INT(wt_session_stop(id), WT_OK);
   CHECK_EQ_INT(wt_session_stop(id), WT_OK); /* twice is fine */
-  REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  REQUIRE_EQ_INT(wt_test_pump_until_done(id, 10), WT_SESSION_STOPPED);
   CHECK_EQ_STR(wt_session_error(id), "");
   CHECK_EQ_INT(wt_session_stop(id), WT_OK); /* and after the end too */
   CHECK_EQ_INT(wt_session_state_get(id), WT_SESSION_STOPPED);
   REQUIRE_EQ_INT(wt_session_stats_get(id, &stats), WT_OK);
 
   size_t len = 0;
-  char *text = read_trace(path, &len);
+  char *text = wt_test_read_trace(path, &len);
   REQUIRE(text != NULL);
   CHECK_EQ_U64(stats.bytes_written, (uint64_t)file_size(path));
   CHECK_EQ_U64(stats.bytes_encoded, len);
@@ -463,7 +424,7 @@ WT_TEST(session_should_fail_when_its_output_directory_cannot_be_created) {
   REQUIRE_EQ_INT(wt_session_start(json, &id), WT_OK);
   REQUIRE_EQ_INT(wait_running(id), WT_SESSION_RUNNING);
   CHECK_EQ_INT(wt_session_stop(id), WT_OK);
-  REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_FAILED);
+  REQUIRE_EQ_INT(wt_test_pump_until_done(id, 10), WT_SESSION_FAILED);
   snprintf(expected, sizeof expected, "cannot open output \"%s\": %s", path, strerror(ENOTDIR));
   CHECK_EQ_STR(wt_session_error(id), expected);
   CHECK_EQ_INT(wt_session_stop(id), WT_OK);
@@ -487,7 +448,7 @@ WT_TEST(session_should_refuse_an_output_in_use_by_a_live_session) {
   /* Once the first one is done, its trace is kept: replacing it takes
    * "overwrite" (the output policy, outputs.h). */
   wt_session_stop(a);
-  CHECK_EQ_INT(pump_until_done(a), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(a, 10), WT_SESSION_STOPPED);
   snprintf(json, sizeof json, fmt, "third", tmpdir);
   CHECK_EQ_INT(wt_session_start(json, &c), WT_ERR_STATE);
   snprintf(expected, sizeof expected,
@@ -501,7 +462,7 @@ WT_TEST(session_should_refuse_an_output_in_use_by_a_live_session) {
            tmpdir);
   CHECK_EQ_INT(wt_session_start(json, &c), WT_OK);
   wt_session_stop(c);
-  CHECK_EQ_INT(pump_until_done(c), WT_SESSION_STOPPED);
+  CHECK_EQ_INT(wt_test_pump_until_done(c, 10), WT_SESSION_STOPPED);
 }
 
 WT_TEST(session_should_stop_by_itself_after_its_duration) {
@@ -512,11 +473,11 @@ WT_TEST(session_should_stop_by_itself_after_its_duration) {
                        &id),
       WT_OK);
   /* No wt_session_stop(): only the duration ends it. */
-  REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  REQUIRE_EQ_INT(wt_test_pump_until_done(id, 10), WT_SESSION_STOPPED);
   char path[256];
   snprintf(path, sizeof path, "%s/timed.json.gz", tmpdir);
   size_t len;
-  char *text = read_trace(path, &len);
+  char *text = wt_test_read_trace(path, &len);
   REQUIRE(text != NULL);
   cJSON *events = cJSON_Parse(text);
   free(text);
@@ -542,7 +503,7 @@ WT_TEST(session_should_write_plain_json_without_compression) {
       WT_OK);
   REQUIRE_EQ_INT(wait_running(id), WT_SESSION_RUNNING);
   wt_session_stop(id);
-  REQUIRE_EQ_INT(pump_until_done(id), WT_SESSION_STOPPED);
+  REQUIRE_EQ_INT(wt_test_pump_until_done(id, 10), WT_SESSION_STOPPED);
   char path[256];
   snprintf(path, sizeof path, "%s/plain.json", tmpdir);
   FILE *f = fopen(path, "rb");
@@ -552,7 +513,7 @@ WT_TEST(session_should_write_plain_json_without_compression) {
   fclose(f);
   CHECK(head[0] == '[' && head[1] == '\n'); /* not the gzip magic */
   size_t len;
-  char *text = read_trace(path, &len);
+  char *text = wt_test_read_trace(path, &len);
   REQUIRE(text != NULL);
   cJSON *events = cJSON_Parse(text);
   CHECK(cJSON_IsArray(events));
@@ -580,7 +541,7 @@ static int start_idle_sessions(int *ids, int n, const char *prefix) {
 
 static void stop_sessions(const int *ids, int n) {
   for (int i = 0; i < n; i++) wt_session_stop(ids[i]);
-  for (int i = 0; i < n; i++) CHECK_EQ_INT(pump_until_done(ids[i]), WT_SESSION_STOPPED);
+  for (int i = 0; i < n; i++) CHECK_EQ_INT(wt_test_pump_until_done(ids[i], 10), WT_SESSION_STOPPED);
 }
 
 WT_TEST(session_should_fail_beyond_sixteen_live_sessions) {
