@@ -6,10 +6,11 @@
  * worker, which alone reads records after that, frees it on its own loop
  * once no session needs it (wt_registry_reclaim), and the slot goes to the
  * next thread that registers. So the sampler never reads a freed record,
- * and at most WT_MAX_THREADS records exist at once. The owning thread is the only writer
- * of `top`, `frames` and the ring's write index; the worker is the only
- * reader of them and the only writer of the ring's read index, which lives on
- * its own cache line so the owner's hot line is never written by the worker.
+ * and at most WT_MAX_THREADS records exist at once. The owning thread is
+ * the only writer of `top`, `frames` and the ring's write index; the worker
+ * is the only reader of them and the only writer of the ring's read index,
+ * which lives on its own cache line so the owner's hot line is never
+ * written by the worker.
  *
  * Shadow stack publication (one writer, one concurrent reader):
  *   top = (pushes << 32) | depth
