@@ -57,9 +57,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
       wt_mem_free(s);
     }
     pthread_mutex_unlock(&wt_rt.mutex);
-    char line[WT_ERROR_MAX + 80];
-    snprintf(line, sizeof line, "session '%s' failed: %s", config->name, wt_rt.sessions[last]->error);
-    wt_platform_log_error(line);
+    wt_session_log_failure(config->name, wt_rt.sessions[last]->error);
     if (out_id) *out_id = last;
     return WT_ERR_LIMIT;
   }
@@ -108,9 +106,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   atomic_store_explicit(&wt_rt.session_count, id + 1, memory_order_release);
   pthread_mutex_unlock(&wt_rt.mutex);
   if (atomic_load(&s->state) == WT_SESSION_FAILED) {
-    char line[WT_ERROR_MAX + 80];
-    snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
-    wt_platform_log_error(line);
+    wt_session_log_failure(s->config.name, s->error);
   }
   if (out_id) *out_id = id;
   wt_runtime_update_categories();

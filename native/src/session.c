@@ -96,6 +96,23 @@ static int out_no_memory(void *owner, int waited) {
          atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_FAILED;
 }
 
+/* Console lines of failed sessions printed so far in the page's life. */
+static _Atomic uint32_t failure_lines;
+
+void wt_session_log_failure(const char *name, const char *error) {
+  uint32_t n = atomic_fetch_add_explicit(&failure_lines, 1, memory_order_relaxed);
+  if (n > WT_FAILURE_LINES_MAX) return;
+  char line[WT_ERROR_MAX + WT_NAME_MAX + 80];
+  if (n < WT_FAILURE_LINES_MAX)
+    snprintf(line, sizeof line, "session '%s' failed: %s", name, error);
+  else
+    snprintf(line, sizeof line,
+             "session '%s' failed too; %d session failures were printed, further ones are not "
+             "(each session's error and state stay readable from JS and C)",
+             name, WT_FAILURE_LINES_MAX);
+  wt_platform_log_error(line);
+}
+
 void wt_session_fail(wt_session *s, const char *fmt, ...) {
   /* Claim the failure first (only one thread may write the message), then
    * publish FAILED. Stopped and failed sessions never move again. */
@@ -111,9 +128,7 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
                                                 memory_order_acq_rel, memory_order_acquire)) {
     if (st == WT_SESSION_STOPPED) return;
   }
-  char line[WT_ERROR_MAX + 80];
-  snprintf(line, sizeof line, "session '%s' failed: %s", s->config.name, s->error);
-  wt_platform_log_error(line);
+  wt_session_log_failure(s->config.name, s->error);
   /* App threads stop writing its events. */
   if (s->host && s->host->categories_changed) s->host->categories_changed();
 }

@@ -149,6 +149,16 @@ void wt_session_fail(wt_session *s, const char *fmt, ...);
  * stopped early for lack of memory. */
 void wt_session_log_end(const wt_session *s);
 
+/* Console lines of failed sessions in a page's life: the first ones are
+ * printed, then one line saying that further ones are not (a page that
+ * starts thousands of bad sessions must not flood its console, and in Node
+ * a flood of lines into a slow pipe can outlive the process). */
+#define WT_FAILURE_LINES_MAX 16
+
+/* Prints "session 'name' failed: error" once, within the cap above. Any
+ * thread. */
+void wt_session_log_failure(const char *name, const char *error);
+
 /* One encoder step over at most max_batch pending samples and events (all
  * of them if final): builds the encoder's view, applies its tally to the
  * counters and the high-water mark, and after the final step flushes and
