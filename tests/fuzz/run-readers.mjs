@@ -3,7 +3,8 @@
 // scripts/fuzz.sh:
 //   node tests/fuzz/run-readers.mjs [--runs N] [--seconds S] [--seed S] [--only NAME]
 // Runs each fuzzer (or only NAME) for N executions or S seconds, in chunks
-// of 100,000 with successive seeds, and prints per fuzzer the executions,
+// of 100,000 with successive seeds (a "progress" line after each), and
+// prints per fuzzer the executions,
 // the rate and the seeds run. Exit status 1 on a finding (printed with its
 // seed and counterexample).
 import { parseArgs } from 'node:util';
@@ -27,6 +28,8 @@ for (const f of fuzzers()) {
       const left = seconds * 1000 - (performance.now() - start);
       runs += runFuzzer(f, { numRuns: Math.min(CHUNK, total - runs), seed, timeLimitMs: Number.isFinite(left) ? Math.max(1, left) : undefined });
       seed = (seed + 1) % 2 ** 31;
+      // A long run that is cut short still says how far it got.
+      if (runs < total) console.log(`progress ${f.name}: ${runs} executions, no finding`);
     }
   } catch (e) {
     failed = true;
