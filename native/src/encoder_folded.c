@@ -11,7 +11,9 @@
  *
  * Names: the format has no quoting, so each thread and frame name is
  * rewritten: ';' (the separator) becomes ':', every control character
- * (U+0000..U+001F and U+007F: newlines, tabs, ...) becomes a space, bytes
+ * (U+0000..U+001F and U+007F: newlines, tabs, ...) and the Unicode line
+ * and paragraph separators U+2028 and U+2029 (speedscope ends a line at
+ * them) become a space, bytes
  * that are not valid UTF-8 become U+FFFD, and an empty name becomes
  * "(unnamed)". Spaces are kept: readers take the count after the last one.
  *
@@ -82,6 +84,8 @@ static void write_name(wt_json *out, const char *name) {
     else if (c >= 0x80 && (len = wt_json_utf8_len(p + i, n - i)) == 0) {
       rep = "\xef\xbf\xbd"; /* U+FFFD */
       len = 1;
+    } else if (len == 3 && c == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
+      rep = " "; /* U+2028, U+2029 */
     }
     if (rep) {
       if (run) wt_json_raw(out, (const char *)p + i - run, run);

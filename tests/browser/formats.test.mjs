@@ -67,7 +67,7 @@ const CONFIG = {
 };
 
 /** The folded encoder's rule for names (encoder_folded.c). */
-const foldedName = (s) => (s === '' ? '(unnamed)' : s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f]/g, ' '));
+const foldedName = (s) => (s === '' ? '(unnamed)' : s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' '));
 
 /** Top n [name, count] by count, then name; idle left out. */
 function topCounts(entries, n = TOP) {
@@ -343,7 +343,7 @@ describe('one recording in three formats, opened by real readers', () => {
 
 describe('names with hostile characters reach the readers as each format promises (golden files)', () => {
   const THREAD1 = 'decoder;1\n"x"';
-  const NAMES = ['semi;colon', 'new\nline', 'quote"back\\slash', 'utf8 é ✓', 'bad \uFFFD\uFFFD utf8'];
+  const NAMES = ['semi;colon', 'new\nline', 'quote"back\\slash', 'utf8 é ✓ \u2028 \u2029', 'bad \uFFFD\uFFFD utf8'];
   const golden = (f) => readFileSync(join(goldenDir, f));
 
   test('chrome: DevTools and speedscope show them unchanged', async () => {

@@ -31,13 +31,15 @@ extern double wt_encoder_firefox_epoch_ms_for_testing;
 /* ---- the fixed input ------------------------------------------------------ */
 
 /* Hostile names: JSON must escape them, folded must replace ';', newlines
- * and control characters; invalid UTF-8 becomes U+FFFD everywhere. */
+ * and control characters; invalid UTF-8 becomes U+FFFD everywhere. U+2028
+ * and U+2029 stay as they are (valid in JSON and in a folded line): a JS
+ * reader must not take them for line ends (tests/node/profile.test.mjs). */
 static const char NAME_PARSE[] = "parse";
 static const char NAME_SEMI[] = "semi;colon";
 static const char NAME_NEWLINE[] = "new\nline";
 static const char NAME_QUOTE[] = "quote\"back\\slash";
 static const char NAME_CTRL[] = "tab\there ctrl\x01 del\x7f";
-static const char NAME_UTF8[] = "utf8 \xc3\xa9 \xe2\x9c\x93"; /* é ✓ */
+static const char NAME_UTF8[] = "utf8 \xc3\xa9 \xe2\x9c\x93 \xe2\x80\xa8 \xe2\x80\xa9"; /* é ✓ U+2028 U+2029 (JS line terminators) */
 static const char NAME_BAD[] = "bad \xff\xfe utf8";
 static const char THREAD1_NAME[] = "decoder;1\n\"x\"";
 static const char COUNTER_HEAP[] = "wasm heap bytes";

@@ -54,6 +54,16 @@ describe('reading the formats wasmtrace writes', () => {
     }
   });
 
+  test('a name with U+2028 and U+2029 reads back as the encoder wrote it, in every format', () => {
+    // JSON keeps them; folded writes them as spaces (speedscope ends lines there).
+    const name = 'utf8 \u00e9 \u2713 \u2028 \u2029';
+    for (const p of [chrome, firefox, folded]) {
+      const names = p.threads.flatMap((t) => functionTable(t).map((r) => r.name));
+      const want = p === folded ? name.replace(/[\u2028\u2029]/g, ' ') : name;
+      assert.ok(names.includes(want), `${p.format}: ${JSON.stringify(names)}`);
+    }
+  });
+
   test('session, interval and drop counts come from each format\'s metadata', () => {
     for (const p of [chrome, firefox, folded]) {
       assert.equal(p.intervalUs, 1000, p.format);
