@@ -159,6 +159,48 @@ describe('session engine', () => {
     assert.ok(perCycle < 4096, `malloc grew ${perCycle.toFixed(0)} bytes per cycle`);
   });
 
+  // Issue 12, class 7, in a real page (the native test of it runs on the
+  // host only): at most 256 thread records exist at once, and the record of
+  // a thread that exited is reused once no running session shows it (the
+  // GUIDE's "Limits"). Three sessions, one after the other, each see 100
+  // short threads come and go: 300 threads, none refused, memory flat.
+  test('300 threads come and go over three sessions: none is refused, records are reused', async () => {
+    const { page } = await open({});
+    const r = await page.evaluate(async () => {
+      const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+      const rounds = [];
+      for (let round = 0; round < 3; round++) {
+        const s = Module.wasmtrace.startSession({ name: `churn-${round}`, compression: 'none', sampling: { intervalUs: 500 } });
+        let started = 0;
+        for (let i = 0; i < 100; i++) {
+          // One short thread at a time: its pool worker comes back on the
+          // event loop, so the pool does not grow.
+          if (Module._engine_start_blip() === 0) started++;
+          await sleep(3);
+        }
+        await sleep(50);
+        await s.stop();
+        FS.unlink(s.output);
+        rounds.push({ started, state: s.state, error: s.error, stats: s.stats(), mem: Module.wasmtrace.memory() });
+      }
+      return rounds;
+    });
+    await page.close();
+    for (const [i, x] of r.entries()) {
+      assert.equal(x.state, 'stopped', `round ${i}: ${x.error}`);
+      assert.equal(x.started, 100);
+      assert.equal(x.stats.threadsRefused, 0, `round ${i}: ${JSON.stringify(x.stats)}`);
+      assert.equal(x.stats.threadsLimit, 256);
+      // This round's threads (each opened a scope), and at most main and
+      // the previous round's last ones besides.
+      assert.ok(x.stats.threads >= 100 && x.stats.threads <= 110, `round ${i}: threads ${x.stats.threads}`);
+    }
+    // Records are reused, not kept: 200 more threads after the first round
+    // did not keep ~100 KiB each.
+    const perThread = (r[2].mem.mallocBytes - r[0].mem.mallocBytes) / 200;
+    assert.ok(perThread < 4096, `malloc grew ${perThread.toFixed(0)} bytes per thread`);
+  });
+
   test('stop() resolves while workers are busy, twice gives the same promise, and a failed session rejects', async (t) => {
     const { page } = await open({});
     const r = await page.evaluate(async () => {

@@ -68,6 +68,25 @@ EMSCRIPTEN_KEEPALIVE void engine_start_workers(double ms) {
   }
 }
 
+static void *blip(void *arg) {
+  (void)arg;
+  WT_SCOPE("blip");
+  spin_until(emscripten_get_now() + 1);
+  return NULL;
+}
+
+/* Starts one detached thread that is busy for ~1 ms in a "blip" scope and
+ * exits. Returns pthread_create's result. */
+EMSCRIPTEN_KEEPALIVE int engine_start_blip(void) {
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&t, &attr, blip, NULL);
+  pthread_attr_destroy(&attr);
+  return rc;
+}
+
 /* Keeps the calling (main) thread busy for `ms` without yielding. */
 EMSCRIPTEN_KEEPALIVE void engine_busy_main(double ms) { busy(1, ms); }
 
