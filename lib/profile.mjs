@@ -5,8 +5,11 @@
 //   folded   collapsed stacks, "thread;outer;inner count" per line
 // gzip or not. The model (see index.d.ts, Profile):
 //   { format, session, intervalUs, stats, threads: [{ tid, name,
-//     samples: [{ ts, stack, weight }], scopes: [{ name, ts, dur, cat }] }] }
-// with stacks root first, [] for an idle sample, times in microseconds.
+//     samples: [{ ts, stack, weight, waiting? }], scopes: [{ name, ts, dur, cat }] }] }
+// with stacks root first, [] for an idle sample, times in microseconds. A
+// sample whose stack ends in the "(waiting)" marker (its thread was blocked
+// in a wait) has `waiting: true` and its stack without the marker: where
+// the thread waits.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
 import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
@@ -68,6 +71,25 @@ export function readProfile(input, { format, maxBytes } = {}) {
   return readFolded(text, budget);
 }
 
+/** The leaf marker of a sample taken while its thread was blocked in a wait. */
+export const WAITING = '(waiting)';
+
+// A sample of the model, the waiting marker turned into a flag. `cache`
+// maps a reader's stack array to its copy without the marker, so that the
+// samples of one stack keep sharing one array (see byStack).
+function modelSample(ts, stack, weight, cache) {
+  if (stack.length && stack[stack.length - 1] === WAITING) {
+    let rest = cache.get(stack);
+    if (!rest) {
+      rest = stack.slice(0, -1);
+      if (isIdle(rest)) rest = [];
+      cache.set(stack, rest);
+    }
+    return { ts, stack: rest, weight, waiting: true };
+  }
+  return { ts, stack: isIdle(stack) ? [] : stack, weight };
+}
+
 function isIdle(stack) {
   return stack.length === 0 || (stack.length === 1 && IDLE_NAMES.has(stack[0]));
 }
@@ -79,12 +101,13 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
 function readChrome(events, budget) {
   const a = analyzeTrace(events, budget);
+  const cache = new Map();
   const threads = a.threads
     .filter((t) => t.samples.length || t.scopes.length)
     .map((t) => ({
       tid: t.tid,
       name: t.name ?? `tid ${t.tid}`,
-      samples: t.samples.map((s) => ({ ts: s.ts, stack: isIdle(s.stack) ? [] : s.stack, weight: 1 })),
+      samples: t.samples.map((s) => modelSample(s.ts, s.stack, 1, cache)),
       scopes: t.scopes,
     }));
   return {
@@ -160,6 +183,7 @@ function readFirefox(p, budget) {
       if (col.length < n) throw new TraceError(`${where}: samples.length says ${n} but samples.${name} has ${col.length} entries`);
     }
     const samples = [];
+    const cache = new Map();
     if (n) {
       const prefix = column('stackTable', 'prefix');
       const stackFrame = column('stackTable', 'frame');
@@ -190,7 +214,7 @@ function readFirefox(p, budget) {
         const stack = s === null || s === undefined ? [] : stackOf(checkIndex(s, size, `samples.stack[${i}]`));
         const weight = sm.weight ? sm.weight[i] : 1;
         if (!isNum(weight)) throw new TraceError(`${where}: samples.weight[${i}] is not a number`);
-        samples.push({ ts: t * 1000, stack: isIdle(stack) ? [] : stack, weight });
+        samples.push(modelSample(t * 1000, stack, weight, cache));
       }
     }
     const scopes = [];
@@ -262,6 +286,9 @@ function foldedSplit(line) {
   return frames.trim() ? [frames, line.slice(cut + 1)] : null;
 }
 
+// Folded lines each have their own array: nothing to share.
+const noCache = { get: () => undefined, set: () => {} };
+
 function readFolded(text, budget) {
   const threads = new Map();
   let record = null;
@@ -285,9 +312,8 @@ function readFolded(text, budget) {
     if (!Number.isFinite(weight)) throw new TraceError(`folded stacks: line ${lineNo}: the count ${m[1].slice(0, 40)} is not a finite number`);
     const frames = m[0].split(';');
     const threadName = frames.shift();
-    const stack = isIdle(frames) ? [] : frames;
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
-    threads.get(threadName).samples.push({ ts: null, stack, weight });
+    threads.get(threadName).samples.push(modelSample(null, frames, weight, noCache));
   }
   const { stats = null, ...session } = record ?? {};
   return {
@@ -316,63 +342,85 @@ function foldedRecord(line, lineNo) {
 
 // ---- views ---------------------------------------------------------------------
 
-/** Total sample weight of a thread, and how much of it was idle. */
+/**
+ * Total sample weight of a thread, and how much of it was idle (empty
+ * stack), waiting (blocked in a wait, whatever its stack) and busy (the
+ * rest: running).
+ */
 export function threadTotals(thread) {
   let total = 0;
   let idle = 0;
+  let waiting = 0;
   for (const s of thread.samples) {
     total += s.weight ?? 1;
-    if (!s.stack.length) idle += s.weight ?? 1;
+    if (s.waiting) waiting += s.weight ?? 1;
+    else if (!s.stack.length) idle += s.weight ?? 1;
   }
-  return { total, idle, busy: total - idle };
+  return { total, idle, waiting, busy: total - idle - waiting };
 }
 
 // The busy samples of a thread grouped by stack: readers share one array
 // between the samples of one stack, so the views below cost the distinct
 // stacks' frames, not samples x depth (a deep stack sampled a million
 // times is walked once).
-function byStack(thread) {
+// Waiting samples go to a second map (byStack(thread, true)).
+function byStack(thread, waiting = false) {
   const weights = new Map();
   for (const s of thread.samples) {
-    if (!s.stack.length) continue;
+    if (!s.stack.length || !s.waiting !== !waiting) continue;
     weights.set(s.stack, (weights.get(s.stack) ?? 0) + (s.weight ?? 1));
   }
   return weights;
 }
 
 /**
- * Per function: self weight (leaf of the sample) and total weight (anywhere
- * on the stack, counted once per sample even when recursive). Sorted by
- * self, then total. Idle samples are not functions and are left out.
+ * Per function: self weight (leaf of the sample), of which waiting (the
+ * leaf of a sample whose thread was blocked in a wait: where it waits), and
+ * total weight (anywhere on the stack, counted once per sample even when
+ * recursive). Sorted by self, then total. Idle samples are not functions
+ * and are left out.
  */
 export function functionTable(thread) {
   const rows = new Map();
   const row = (name) => {
     let r = rows.get(name);
-    if (!r) rows.set(name, (r = { name, self: 0, total: 0 }));
+    if (!r) rows.set(name, (r = { name, self: 0, waiting: 0, total: 0 }));
     return r;
   };
-  for (const [stack, w] of byStack(thread)) {
-    row(stack[stack.length - 1]).self += w;
-    const seen = new Set(stack);
-    for (const name of seen) row(name).total += w;
+  for (const waiting of [false, true]) {
+    for (const [stack, w] of byStack(thread, waiting)) {
+      const leaf = row(stack[stack.length - 1]);
+      leaf.self += w;
+      if (waiting) leaf.waiting += w;
+      const seen = new Set(stack);
+      for (const name of seen) row(name).total += w;
+    }
   }
   return [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
- * The merged call tree of a thread's busy samples, root first:
+ * The merged call tree of a thread's busy and waiting samples, root first:
  * { name: '(root)', value, self, children: [...] } with children sorted by
- * value, descending (what a flame graph draws left to right). Built and
- * finished without recursion: a tree may be as deep as a stack.
+ * value, descending (what a flame graph draws left to right); the samples
+ * of a thread blocked in a wait end in a "(waiting)" child of the frame it
+ * waits in. Built and finished without recursion: a tree may be as deep as
+ * a stack.
  */
 export function callTree(thread) {
   const root = { name: '(root)', value: 0, self: 0, children: [] };
   const index = new Map(); // node -> Map(name -> child)
-  for (const [stack, w] of byStack(thread)) {
+  const entries = [];
+  for (const [stack, w] of byStack(thread)) entries.push([stack, w, false]);
+  for (const [stack, w] of byStack(thread, true)) entries.push([stack, w, true]);
+  // Waiting samples with no frame at all: root -> "(waiting)".
+  let bare = 0;
+  for (const s of thread.samples) if (s.waiting && !s.stack.length) bare += s.weight ?? 1;
+  if (bare) entries.push([[], bare, true]);
+  for (const [stack, w, waiting] of entries) {
     root.value += w;
     let node = root;
-    for (const name of stack) {
+    for (const name of waiting ? [...stack, WAITING] : stack) {
       let children = index.get(node);
       if (!children) index.set(node, (children = new Map()));
       let child = children.get(name);
@@ -390,11 +438,16 @@ export function callTree(thread) {
   return root;
 }
 
-/** Sample weight in which `name` is on the stack (total) or the leaf (self). */
-export function weightOf(thread, name, { self = false } = {}) {
+/**
+ * Sample weight in which `name` is on the stack (total) or the leaf (self),
+ * waiting samples included (`waiting: true`: only those).
+ */
+export function weightOf(thread, name, { self = false, waiting = false } = {}) {
   let w = 0;
-  for (const [stack, sw] of byStack(thread)) {
-    if (self ? stack[stack.length - 1] === name : stack.includes(name)) w += sw;
+  for (const wait of waiting ? [true] : [false, true]) {
+    for (const [stack, sw] of byStack(thread, wait)) {
+      if (self ? stack[stack.length - 1] === name : stack.includes(name)) w += sw;
+    }
   }
   return w;
 }

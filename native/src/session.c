@@ -423,8 +423,9 @@ static wt_session_thread *see_thread(wt_session *s, uint16_t slot) {
 }
 
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
-                              double ts_us) {
+                              double ts_us, uint32_t flags) {
   atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
+  if (flags & WT_SAMPLE_WAITING) atomic_fetch_add_explicit(&s->samples_waiting, 1, memory_order_relaxed);
   wt_session_thread *st = see_thread(s, slot);
   if (!make_room(s, &s->samples, s->budget_samples, &s->samples_dropped_full)) return;
   grow_sort_tmp(s);
@@ -433,7 +434,8 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     st->first_us = ts_us;
   }
   uint32_t node = st->root;
-  if (n == 0) {
+  int truncated = 0;
+  if (n == 0 && !(flags & (WT_SAMPLE_PARTIAL | WT_SAMPLE_WAITING))) {
     if (!st->idle) st->idle = node_get(s, slot, st->root, WT_NODE_IDLE);
     node = st->idle;
   } else {
@@ -445,9 +447,19 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
         if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
         child = st->truncated ? st->truncated : node;
         node = child;
+        truncated = 1;
         break;
       }
       node = child;
+    }
+    /* The markers, leaf last; a full table keeps the node reached. */
+    if (node && !truncated && (flags & WT_SAMPLE_PARTIAL)) {
+      uint32_t child = node_get(s, slot, node, WT_NODE_PARTIAL);
+      if (child) node = child;
+    }
+    if (node && (flags & WT_SAMPLE_WAITING)) {
+      uint32_t child = node_get(s, slot, node, WT_NODE_WAITING);
+      if (child) node = child;
     }
   }
   if (!node) { /* table full before this thread's root existed */
@@ -507,8 +519,17 @@ static uint32_t snapshot_threads(wt_session *s) {
     wt_session_thread *st = &s->threads[slot];
     if (!st->seen) continue;
     wt_thread *t = wt_registry_get(slot);
-    if (t) wt_registry_thread_name(t, st->name);
-    else snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
+    if (t) {
+      wt_registry_thread_name(t, st->name);
+      /* A thread registered as it started, still unnamed by the app, is
+       * named after its start routine too: "pthread 3 (decoder_main)". */
+      uint32_t start = wt_registry_thread_start(t);
+      size_t len = strlen(st->name);
+      if (start && len + 4 < sizeof st->name)
+        snprintf(st->name + len, sizeof st->name - len, " (%s)", wt_symbols_function_name(start - 1));
+    } else {
+      snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
+    }
     st->is_main = t && t->is_main;
   }
   return n;
@@ -571,6 +592,8 @@ const char *wt_encode_frame_name(uint32_t frame) {
     case WT_NODE_ROOT: return "(root)";
     case WT_NODE_IDLE: return "(idle)";
     case WT_NODE_TRUNCATED: return "(truncated)";
+    case WT_NODE_PARTIAL: return "(partial stack)";
+    case WT_NODE_WAITING: return "(waiting)";
     default: break;
   }
   if (frame & WT_FRAME_SCOPE_BIT) {
@@ -625,6 +648,7 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .samples_written = atomic_load(&s->samples_written),
       .samples_full = atomic_load(&s->samples_dropped_full),
       .samples_torn = atomic_load(&s->samples_torn),
+      .samples_waiting = atomic_load(&s->samples_waiting),
       .events_written = atomic_load(&s->events_written),
       .events_dropped = atomic_load(&s->events_dropped),
       .ticks_missed = atomic_load(&s->ticks_missed),
@@ -682,6 +706,10 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   wt_json_u64(j, r->samples_written + v->nsamples - lost);
   wt_json_lit(j, ",\"samplesDropped\":");
   wt_json_u64(j, torn + full);
+  /* Samples whose thread was blocked in a wait (they keep their stack,
+   * with a "(waiting)" leaf). */
+  wt_json_lit(j, ",\"waiting\":");
+  wt_json_u64(j, r->samples_waiting);
   wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
   wt_json_u64(j, full);
   wt_json_lit(j, ",\"tornStack\":");

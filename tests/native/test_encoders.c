@@ -91,16 +91,17 @@ static void record_fixed_input(wt_session *s) {
   const uint32_t t1_b[] = {9, id_quote};
   const uint32_t t1_c[] = {id_ctrl, id_utf8, id_bad};
   /* Four ticks, one sample per thread each, as the sampler records them. */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 0);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0);
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000);
-  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000);
-  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000);
-  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000);
-  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000); /* idle */
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000, 0);
+  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000, 0);
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000, 0); /* idle */
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 3000, WT_SAMPLE_WAITING); /* blocked in a wait */
   wt_session_record_torn(s);                          /* thread 1's stack was unreadable */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000, 0);
 
   const wt_event_rec events[] = {
       {.ts_us = T0 + 0, .value = 1048576, .id = id_heap, .thread = WT_PROCESS_THREAD,
@@ -559,7 +560,7 @@ static size_t record_at_limit(wt_session *s, int ticks) {
     double ts = T0 + 1000.0 * tick;
     for (uint16_t slot = 0; slot < 2; slot++) {
       const uint32_t stack[] = {id_parse, 100u + (uint32_t)(tick % 13), 1000u + (uint32_t)tick, slot};
-      wt_session_record_sample(s, slot, stack, 4, ts);
+      wt_session_record_sample(s, slot, stack, 4, ts, 0);
     }
     wt_event_rec scope = {.ts_us = ts, .value = ts + 500, .id = id_semi, .thread = (uint16_t)(tick & 1),
                           .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app};
