@@ -146,16 +146,16 @@ typedef struct wt_open_scope {
 typedef struct wt_thread {
   /* --- owner-written hot line(s) ---------------------------------------- */
   _Alignas(64) _Atomic uint64_t top;
-  /* Blocking waits the thread is in (emscripten_futex_wait, wrapped at link
-   * time: threads.c): nested waits count up. Owner-written with plain
-   * stores; the sampler reads it beside the stack (WT_SAMPLE_WAITING). */
-  _Atomic uint32_t waiting;
   _Atomic uint32_t frames[WT_MAX_DEPTH];
   _Atomic uint32_t ring_write;    /* free-running; owner writes */
   uint32_t ring_read_cache;       /* owner's last view of ring_read */
   uint32_t ring_gap;              /* owner-only: an event was dropped */
   uint64_t recorded[WT_MAX_DEPTH / 64]; /* owner-only: scope at depth d wrote BEGIN */
   _Atomic uint64_t ring_dropped;  /* events dropped because the ring was full */
+  /* Blocking waits the thread is in (emscripten_futex_wait, wrapped at link
+   * time: threads.c): nested waits count up. Owner-written with plain
+   * stores; the sampler reads it beside the stack (WT_SAMPLE_WAITING). */
+  _Atomic uint32_t waiting;
   wt_event ring[WT_RING_CAPACITY];
 
   /* --- worker-written line ---------------------------------------------- */
