@@ -154,10 +154,11 @@ static wt_session *fixed_session(wt_format format, int gzip) {
 
 /* Encodes the fixed input in `format` in two steps (a partial one, then
  * the final one) and returns the bytes the session's output queue got. */
-static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+static int encode_fixed_plus(wt_format format, int gzip, out_bytes *out, void (*extra)(wt_session *s)) {
   memset(out, 0, sizeof *out);
   wt_session *s = fixed_session(format, gzip);
   if (!s) return 0;
+  if (extra) extra(s);
   int ok = wt_session_encode_step(s, 3, 0) == WT_OK && wt_session_encode_step(s, 1 << 20, 1) == WT_OK &&
            s->footer_written;
   /* Everything was queued and the queue closed: collect it. */
@@ -180,6 +181,10 @@ static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
   free(s);
   wt_encoder_firefox_epoch_ms_for_testing = -1;
   return ok;
+}
+
+static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+  return encode_fixed_plus(format, gzip, out, NULL);
 }
 
 static int inflate_gzip(const out_bytes *in, out_bytes *out) {
@@ -414,6 +419,27 @@ WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters
   CHECK_EQ_INT(comments, 1);
   CHECK_EQ_INT(samples, 10);
   CHECK_EQ_INT(stacks, 7);
+  free(out.data);
+}
+
+/* Samples with flags beyond the fixed input: a thread waiting with an
+ * empty stack, and one whose copy was partial while it waited. */
+static void record_flagged(wt_session *s) {
+  const uint32_t t1_a[] = {9, id_newline};
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 4100, WT_SAMPLE_WAITING);
+  wt_session_record_sample(s, 1, t1_a, 1, T0 + 4100, WT_SAMPLE_PARTIAL | WT_SAMPLE_WAITING);
+}
+
+WT_TEST(sample_flags_should_append_partial_then_waiting_as_the_leaf) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, record_flagged));
+  const char *text = (const char *)out.data;
+  /* An empty stack that waits is root -> "(waiting)", not "(idle)". */
+  CHECK(strstr(text, "\nmain;(waiting) 1\n") != NULL);
+  /* The markers after the known prefix, "(waiting)" last. */
+  CHECK(strstr(text, "\ndecoder:1 \"x\";") != NULL);
+  CHECK(strstr(text, ";(partial stack);(waiting) 1\n") != NULL);
+  CHECK(strstr(text, "\"waiting\":3") != NULL);
   free(out.data);
 }
 
@@ -700,6 +726,7 @@ int main(int argc, char **argv) {
       WT_TEST_HOST_ONLY(firefox_profile_should_hold_threads_samples_markers_and_counters, HOST_NAMES),
       WT_TEST_HOST_ONLY(folded_encoder_should_match_its_golden_file, HOST_NAMES),
       WT_TEST_ENTRY(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters),
+      WT_TEST_ENTRY(sample_flags_should_append_partial_then_waiting_as_the_leaf),
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
