@@ -5,11 +5,8 @@
 //   folded   collapsed stacks, "thread;outer;inner count" per line
 // gzip or not. The model (see index.d.ts, Profile):
 //   { format, session, intervalUs, stats, threads: [{ tid, name,
-//     samples: [{ ts, stack, weight, waiting? }], scopes: [{ name, ts, dur, cat }] }] }
-// with stacks root first, [] for an idle sample, times in microseconds. A
-// sample whose stack ends in the "(waiting)" marker (its thread was blocked
-// in a wait) has `waiting: true` and its stack without the marker: where
-// the thread waits.
+//     samples: [{ ts, stack, weight }], scopes: [{ name, ts, dur, cat }] }] }
+// with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
 import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
@@ -18,6 +15,24 @@ export { TraceError };
 
 /** Names a sample may carry instead of an empty stack when the thread was idle. */
 const IDLE_NAMES = new Set(['(idle)', '(root)']);
+
+/**
+ * Pseudo frames wasmtrace puts at the leaf end of a sample's stack; they are
+ * not functions. "(partial stack)": the stack moved while the sampler copied
+ * it, and only the frames above the marker (callers, root first) are known;
+ * "(waiting)": the thread was blocked in a wait, where the frames above it
+ * say. A sample's self time goes to the last real frame before them, and the
+ * views count each marker on its own (threadTotals).
+ */
+export const MARKERS = Object.freeze({ partial: '(partial stack)', waiting: '(waiting)' });
+const MARKER_NAMES = new Set(Object.values(MARKERS));
+
+/** How many frames of a stack are real functions: markers at its leaf end are not. */
+export function realDepth(stack) {
+  let n = stack.length;
+  while (n > 0 && MARKER_NAMES.has(stack[n - 1])) n--;
+  return n;
+}
 
 /** 'chrome' | 'firefox' | 'folded' for a trace's text. */
 export function detectFormat(text) {
@@ -71,25 +86,6 @@ export function readProfile(input, { format, maxBytes } = {}) {
   return readFolded(text, budget);
 }
 
-/** The leaf marker of a sample taken while its thread was blocked in a wait. */
-export const WAITING = '(waiting)';
-
-// A sample of the model, the waiting marker turned into a flag. `cache`
-// maps a reader's stack array to its copy without the marker, so that the
-// samples of one stack keep sharing one array (see byStack).
-function modelSample(ts, stack, weight, cache) {
-  if (stack.length && stack[stack.length - 1] === WAITING) {
-    let rest = cache.get(stack);
-    if (!rest) {
-      rest = stack.slice(0, -1);
-      if (isIdle(rest)) rest = [];
-      cache.set(stack, rest);
-    }
-    return { ts, stack: rest, weight, waiting: true };
-  }
-  return { ts, stack: isIdle(stack) ? [] : stack, weight };
-}
-
 function isIdle(stack) {
   return stack.length === 0 || (stack.length === 1 && IDLE_NAMES.has(stack[0]));
 }
@@ -101,13 +97,12 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
 function readChrome(events, budget) {
   const a = analyzeTrace(events, budget);
-  const cache = new Map();
   const threads = a.threads
     .filter((t) => t.samples.length || t.scopes.length)
     .map((t) => ({
       tid: t.tid,
       name: t.name ?? `tid ${t.tid}`,
-      samples: t.samples.map((s) => modelSample(s.ts, s.stack, 1, cache)),
+      samples: t.samples.map((s) => ({ ts: s.ts, stack: isIdle(s.stack) ? [] : s.stack, weight: 1 })),
       scopes: t.scopes,
     }));
   return {
@@ -183,7 +178,6 @@ function readFirefox(p, budget) {
       if (col.length < n) throw new TraceError(`${where}: samples.length says ${n} but samples.${name} has ${col.length} entries`);
     }
     const samples = [];
-    const cache = new Map();
     if (n) {
       const prefix = column('stackTable', 'prefix');
       const stackFrame = column('stackTable', 'frame');
@@ -214,7 +208,7 @@ function readFirefox(p, budget) {
         const stack = s === null || s === undefined ? [] : stackOf(checkIndex(s, size, `samples.stack[${i}]`));
         const weight = sm.weight ? sm.weight[i] : 1;
         if (!isNum(weight)) throw new TraceError(`${where}: samples.weight[${i}] is not a number`);
-        samples.push(modelSample(t * 1000, stack, weight, cache));
+        samples.push({ ts: t * 1000, stack: isIdle(stack) ? [] : stack, weight });
       }
     }
     const scopes = [];
@@ -286,9 +280,6 @@ function foldedSplit(line) {
   return frames.trim() ? [frames, line.slice(cut + 1)] : null;
 }
 
-// Folded lines each have their own array: nothing to share.
-const noCache = { get: () => undefined, set: () => {} };
-
 function readFolded(text, budget) {
   const threads = new Map();
   let record = null;
@@ -312,8 +303,9 @@ function readFolded(text, budget) {
     if (!Number.isFinite(weight)) throw new TraceError(`folded stacks: line ${lineNo}: the count ${m[1].slice(0, 40)} is not a finite number`);
     const frames = m[0].split(';');
     const threadName = frames.shift();
+    const stack = isIdle(frames) ? [] : frames;
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
-    threads.get(threadName).samples.push(modelSample(null, frames, weight, noCache));
+    threads.get(threadName).samples.push({ ts: null, stack, weight });
   }
   const { stats = null, ...session } = record ?? {};
   return {
@@ -343,42 +335,50 @@ function foldedRecord(line, lineNo) {
 // ---- views ---------------------------------------------------------------------
 
 /**
- * Total sample weight of a thread, and how much of it was idle (empty
- * stack), waiting (blocked in a wait, whatever its stack) and busy (the
- * rest: running).
+ * Total sample weight of a thread, how much of it was idle, and how much
+ * carried each marker (MARKERS): partial (the stack moved during the copy)
+ * and waiting. Partial and waiting samples are busy samples.
  */
 export function threadTotals(thread) {
   let total = 0;
   let idle = 0;
+  let partial = 0;
   let waiting = 0;
   for (const s of thread.samples) {
-    total += s.weight ?? 1;
-    if (s.waiting) waiting += s.weight ?? 1;
-    else if (!s.stack.length) idle += s.weight ?? 1;
+    const w = s.weight ?? 1;
+    total += w;
+    const n = s.stack.length;
+    if (!n) idle += w;
+    else if (MARKER_NAMES.has(s.stack[n - 1])) {
+      const tail = s.stack.slice(realDepth(s.stack));
+      if (tail.includes(MARKERS.partial)) partial += w;
+      if (tail.includes(MARKERS.waiting)) waiting += w;
+    }
   }
-  return { total, idle, waiting, busy: total - idle - waiting };
+  return { total, idle, busy: total - idle, partial, waiting };
 }
 
 // The busy samples of a thread grouped by stack: readers share one array
 // between the samples of one stack, so the views below cost the distinct
 // stacks' frames, not samples x depth (a deep stack sampled a million
 // times is walked once).
-// Waiting samples go to a second map (byStack(thread, true)).
-function byStack(thread, waiting = false) {
+function byStack(thread) {
   const weights = new Map();
   for (const s of thread.samples) {
-    if (!s.stack.length || !s.waiting !== !waiting) continue;
+    if (!s.stack.length) continue;
     weights.set(s.stack, (weights.get(s.stack) ?? 0) + (s.weight ?? 1));
   }
   return weights;
 }
 
 /**
- * Per function: self weight (leaf of the sample), of which waiting (the
- * leaf of a sample whose thread was blocked in a wait: where it waits), and
- * total weight (anywhere on the stack, counted once per sample even when
- * recursive). Sorted by self, then total. Idle samples are not functions
- * and are left out.
+ * Per function: self weight (leaf of the sample), of which waiting (self
+ * weight of samples marked "(waiting)": the thread was blocked in a wait in
+ * that frame), and total weight (anywhere on the stack, counted once per
+ * sample even when recursive). Sorted by self, then total. Idle samples are
+ * not functions and are left out, and so are markers (MARKERS): a sample
+ * that ends in one gives its self weight to the last real frame before it
+ * (none if it has none).
  */
 export function functionTable(thread) {
   const rows = new Map();
@@ -387,40 +387,31 @@ export function functionTable(thread) {
     if (!r) rows.set(name, (r = { name, self: 0, waiting: 0, total: 0 }));
     return r;
   };
-  for (const waiting of [false, true]) {
-    for (const [stack, w] of byStack(thread, waiting)) {
-      const leaf = row(stack[stack.length - 1]);
-      leaf.self += w;
-      if (waiting) leaf.waiting += w;
-      const seen = new Set(stack);
-      for (const name of seen) row(name).total += w;
-    }
+  for (const [stack, w] of byStack(thread)) {
+    const n = realDepth(stack);
+    if (!n) continue;
+    const leaf = row(stack[n - 1]);
+    leaf.self += w;
+    if (n < stack.length && stack.lastIndexOf(MARKERS.waiting) >= n) leaf.waiting += w;
+    const seen = new Set(n === stack.length ? stack : stack.slice(0, n));
+    for (const name of seen) row(name).total += w;
   }
   return [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
- * The merged call tree of a thread's busy and waiting samples, root first:
+ * The merged call tree of a thread's busy samples, root first:
  * { name: '(root)', value, self, children: [...] } with children sorted by
- * value, descending (what a flame graph draws left to right); the samples
- * of a thread blocked in a wait end in a "(waiting)" child of the frame it
- * waits in. Built and finished without recursion: a tree may be as deep as
- * a stack.
+ * value, descending (what a flame graph draws left to right). Built and
+ * finished without recursion: a tree may be as deep as a stack.
  */
 export function callTree(thread) {
   const root = { name: '(root)', value: 0, self: 0, children: [] };
   const index = new Map(); // node -> Map(name -> child)
-  const entries = [];
-  for (const [stack, w] of byStack(thread)) entries.push([stack, w, false]);
-  for (const [stack, w] of byStack(thread, true)) entries.push([stack, w, true]);
-  // Waiting samples with no frame at all: root -> "(waiting)".
-  let bare = 0;
-  for (const s of thread.samples) if (s.waiting && !s.stack.length) bare += s.weight ?? 1;
-  if (bare) entries.push([[], bare, true]);
-  for (const [stack, w, waiting] of entries) {
+  for (const [stack, w] of byStack(thread)) {
     root.value += w;
     let node = root;
-    for (const name of waiting ? [...stack, WAITING] : stack) {
+    for (const name of stack) {
       let children = index.get(node);
       if (!children) index.set(node, (children = new Map()));
       let child = children.get(name);
@@ -439,15 +430,13 @@ export function callTree(thread) {
 }
 
 /**
- * Sample weight in which `name` is on the stack (total) or the leaf (self),
- * waiting samples included (`waiting: true`: only those).
+ * Sample weight in which `name` is on the stack (total) or the leaf (self;
+ * the leaf is the last real frame, before any marker, as in functionTable).
  */
-export function weightOf(thread, name, { self = false, waiting = false } = {}) {
+export function weightOf(thread, name, { self = false } = {}) {
   let w = 0;
-  for (const wait of waiting ? [true] : [false, true]) {
-    for (const [stack, sw] of byStack(thread, wait)) {
-      if (self ? stack[stack.length - 1] === name : stack.includes(name)) w += sw;
-    }
+  for (const [stack, sw] of byStack(thread)) {
+    if (self ? stack[realDepth(stack) - 1] === name : stack.includes(name)) w += sw;
   }
   return w;
 }

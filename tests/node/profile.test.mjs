@@ -73,19 +73,20 @@ describe('reading the formats wasmtrace writes', () => {
     }
   });
 
-  test('a waiting sample keeps the stack it waits in, flagged, without the (waiting) marker, in every format', () => {
+  test('a waiting sample keeps the stack it waits in, ends in "(waiting)" and gives its self time to that frame as waiting, in every format', () => {
     for (const p of [chrome, firefox, folded]) {
-      const waiting = p.threads[1].samples.filter((s) => s.waiting);
+      const waiting = p.threads[1].samples.filter((s) => s.stack.at(-1) === '(waiting)');
       assert.equal(waiting.length, 1, p.format);
-      assert.equal(waiting[0].stack.length, 2, p.format);
-      assert.ok(!waiting[0].stack.includes('(waiting)'), p.format);
-      assert.deepEqual(threadTotals(p.threads[1]), { total: 5, idle: 0, waiting: 1, busy: 4 }, p.format);
-      const leaf = functionTable(p.threads[1]).find((r) => r.waiting);
+      assert.equal(waiting[0].stack.length, 3, p.format);
+      assert.deepEqual(threadTotals(p.threads[1]), { total: 5, idle: 0, busy: 5, partial: 0, waiting: 1 }, p.format);
+      const rows = functionTable(p.threads[1]);
+      assert.ok(!rows.some((r) => r.name === '(waiting)'), p.format);
+      const leaf = rows.find((r) => r.waiting);
       assert.equal(leaf.name, waiting[0].stack[1], p.format);
-      assert.equal(leaf.waiting, 1, p.format);
+      assert.deepEqual([leaf.self, leaf.waiting], [3, 1], p.format);
       // The call tree draws it as a "(waiting)" child of that frame.
       const tree = callTree(p.threads[1]);
-      const path = waiting[0].stack.reduce((n, name) => n.children.find((c) => c.name === name), tree);
+      const path = waiting[0].stack.slice(0, 2).reduce((n, name) => n.children.find((c) => c.name === name), tree);
       assert.deepEqual(path.children.map((c) => [c.name, c.value]), [['(waiting)', 1]], p.format);
     }
   });
@@ -134,8 +135,8 @@ describe('hand-written files', () => {
     const p = readProfile('main;a;b 3\nmain;a 2\nworker;c 5\nworker 1\n');
     assert.equal(p.intervalUs, null);
     assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [
-      ['main', { total: 5, idle: 0, waiting: 0, busy: 5 }],
-      ['worker', { total: 6, idle: 1, waiting: 0, busy: 5 }],
+      ['main', { total: 5, idle: 0, busy: 5, partial: 0, waiting: 0 }],
+      ['worker', { total: 6, idle: 1, busy: 5, partial: 0, waiting: 0 }],
     ]);
     assert.match(textReport(p), /self samples/);
   });
@@ -148,7 +149,7 @@ describe('hand-written files', () => {
     assert.equal(p.session.session, 's1');
     assert.equal(p.session.stats, undefined, 'the stats are not part of the session');
     assert.deepEqual(p.stats, record.stats);
-    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, waiting: 0, busy: 2 }]]);
+    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, busy: 2, partial: 0, waiting: 0 }]]);
   });
 
   test('a malformed stats record is a one-line error that names its line', () => {
