@@ -32,8 +32,8 @@ typedef struct wt_node {
 #define WT_NODE_ROOT 0xffffffffu      /* "(root)" */
 #define WT_NODE_IDLE 0xfffffffeu      /* "(idle)": empty shadow stack */
 #define WT_NODE_TRUNCATED 0xfffffffdu /* "(truncated)": stack table full */
-#define WT_NODE_PARTIAL 0xfffffffcu   /* "(partial stack)" */
-#define WT_NODE_WAITING 0xfffffffbu   /* "(waiting)" */
+#define WT_NODE_PARTIAL 0xfffffffcu /* "(partial stack)" */
+#define WT_NODE_WAITING 0xfffffffbu /* "(waiting)" */
 
 /* Sample flags (wt_session_record_sample). */
 #define WT_SAMPLE_PARTIAL 0x1u  /* the stack moved during the copy: only a prefix is known */

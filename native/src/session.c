@@ -422,9 +422,23 @@ static wt_session_thread *see_thread(wt_session *s, uint16_t slot) {
   return st;
 }
 
+/* The child of `node` for `frame`; when the node table is full, the
+ * thread's one "(truncated)" node under its root (the part of the stack
+ * that did fit says nothing about the part that did not), and *cut is set.
+ * 0 only if even that cannot be made. */
+static uint32_t child_or_truncated(wt_session *s, wt_session_thread *st, uint16_t slot,
+                                   uint32_t node, uint32_t frame, int *cut) {
+  uint32_t child = node_get(s, slot, node, frame);
+  if (child) return child;
+  *cut = 1;
+  if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
+  return st->truncated ? st->truncated : node;
+}
+
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
                               double ts_us, uint32_t flags) {
   atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
+  if (flags & WT_SAMPLE_PARTIAL) atomic_fetch_add_explicit(&s->samples_partial, 1, memory_order_relaxed);
   if (flags & WT_SAMPLE_WAITING) atomic_fetch_add_explicit(&s->samples_waiting, 1, memory_order_relaxed);
   wt_session_thread *st = see_thread(s, slot);
   if (!make_room(s, &s->samples, s->budget_samples, &s->samples_dropped_full)) return;
@@ -434,33 +448,16 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     st->first_us = ts_us;
   }
   uint32_t node = st->root;
-  int truncated = 0;
-  if (n == 0 && !(flags & (WT_SAMPLE_PARTIAL | WT_SAMPLE_WAITING))) {
+  if (n == 0 && !flags) {
     if (!st->idle) st->idle = node_get(s, slot, st->root, WT_NODE_IDLE);
     node = st->idle;
   } else {
-    for (int i = 0; i < n && node; i++) {
-      uint32_t child = node_get(s, slot, node, frames[i]);
-      if (!child) {
-        /* One "(truncated)" per thread, under its root: the part of the
-         * stack that did fit says nothing about the part that did not. */
-        if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
-        child = st->truncated ? st->truncated : node;
-        node = child;
-        truncated = 1;
-        break;
-      }
-      node = child;
-    }
-    /* The markers, leaf last; a full table keeps the node reached. */
-    if (node && !truncated && (flags & WT_SAMPLE_PARTIAL)) {
-      uint32_t child = node_get(s, slot, node, WT_NODE_PARTIAL);
-      if (child) node = child;
-    }
-    if (node && (flags & WT_SAMPLE_WAITING)) {
-      uint32_t child = node_get(s, slot, node, WT_NODE_WAITING);
-      if (child) node = child;
-    }
+    int cut = 0;
+    for (int i = 0; i < n && node && !cut; i++) node = child_or_truncated(s, st, slot, node, frames[i], &cut);
+    if (node && !cut && (flags & WT_SAMPLE_PARTIAL))
+      node = child_or_truncated(s, st, slot, node, WT_NODE_PARTIAL, &cut);
+    if (node && !cut && (flags & WT_SAMPLE_WAITING))
+      node = child_or_truncated(s, st, slot, node, WT_NODE_WAITING, &cut);
   }
   if (!node) { /* table full before this thread's root existed */
     atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
