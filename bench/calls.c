@@ -11,6 +11,12 @@
  *              session records (the cost of a disabled category)
  *   instant    the same plus a WT_INSTANT ("app")
  *   counter    the same plus a WT_COUNTER ("app")
+ *   wait       emscripten_futex_wait on a word that does not hold the value
+ *              (returns at once): through wasmtrace's wrapper (the link's
+ *              --wrap), which marks the registered caller waiting and back
+ *   wait_direct  the same wait, calling the real function (the wrapper's
+ *              __real_ alias): wait - wait_direct is the wrapper's cost
+ *              on the wait path (wasm only)
  *
  * Each run is the median of REPS repetitions of ITERS iterations (ITERS 0:
  * as many as take about 30 ms, found by doubling). With
@@ -24,6 +30,7 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#include <emscripten/threading.h>
 static double now_ms(void) { return emscripten_get_now(); }
 #else
 static double now_ms(void) {
@@ -89,6 +96,22 @@ static uint32_t loop_counter(long n) {
   return acc;
 }
 
+#ifdef __EMSCRIPTEN__
+/* The real wait, bypassing the wrapper (defined by the linker's --wrap). */
+int __real_emscripten_futex_wait(volatile void *addr, uint32_t val, double max_wait_ms);
+static volatile uint32_t g_word = 1;
+static uint32_t loop_wait(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) acc += (uint32_t)emscripten_futex_wait(&g_word, 0, 0.0);
+  return acc;
+}
+static uint32_t loop_wait_direct(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) acc += (uint32_t)__real_emscripten_futex_wait(&g_word, 0, 0.0);
+  return acc;
+}
+#endif
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "calls";
   long iters = argc > 2 ? atol(argv[2]) : 20000000;
@@ -102,7 +125,11 @@ int main(int argc, char **argv) {
 #endif
   static const struct { const char *name; loop_fn fn; int ops; } modes[] = {
       {"calls", loop_calls, 3}, {"empty", loop_empty, 1},     {"scope", loop_scope, 1},
-      {"scope_off", loop_scope_off, 1}, {"instant", loop_instant, 1}, {"counter", loop_counter, 1}};
+      {"scope_off", loop_scope_off, 1}, {"instant", loop_instant, 1}, {"counter", loop_counter, 1},
+#ifdef __EMSCRIPTEN__
+      {"wait", loop_wait, 1}, {"wait_direct", loop_wait_direct, 1},
+#endif
+  };
   loop_fn fn = NULL;
   int ops = 1;
   for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)

@@ -57,6 +57,11 @@ export interface WasmtraceStats {
   threadsRefused: number;
   /** Thread records at once (256). */
   threadsLimit: number;
+  /** Samples (of samplesTaken) whose thread was blocked in a wait (mutex,
+   * condition variable, join, semaphore, sleep): they keep their stack and
+   * end in a "(waiting)" frame. Always 0 in an app not linked with
+   * -Wl,--wrap=emscripten_futex_wait (the wasmtrace CMake target adds it). */
+  samplesWaiting: number;
 }
 
 /**

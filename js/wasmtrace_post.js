@@ -18,7 +18,8 @@
   var STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'];
   var STAT_KEYS = ['samplesTaken', 'samplesWritten', 'samplesDropped', 'samplesDroppedBufferFull',
     'samplesDroppedTornStack', 'eventsWritten', 'eventsDropped', 'ticksMissed', 'bytesEncoded',
-    'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit'];
+    'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit',
+    'samplesWaiting'];
   var PUMP_INTERVAL_MS = 25;
   var CANNOT_FINISH = '; sessions cannot finish';
   var sessions = {};

@@ -51,6 +51,7 @@
   // Deterministic warm colours (red..yellow), so a function keeps its colour
   // across threads and reloads.
   function colour(name) {
+    if (name === '(waiting)') return '#b8c4d6'; // blocked, not running: cool grey
     var h = 2166136261;
     for (var i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
     var hue = 8 + (h % 47);
@@ -114,7 +115,9 @@
     var head = el('div', { class: 'thread-head' });
     head.appendChild(el('h2', {}, thread.name));
     head.appendChild(el('span', { class: 'meta' }, 'tid ' + thread.tid + ' \u00b7 ' + thread.total + ' samples (' +
-      ms(thread.total) + '), ' + thread.idle + ' idle (' + pct(thread.idle, thread.total) + ', not drawn)'));
+      ms(thread.total) + '), ' + thread.idle + ' idle (' + pct(thread.idle, thread.total) + ', not drawn)' +
+      (thread.partial ? ', ' + thread.partial + ' partial stack (' + pct(thread.partial, thread.total) + ')' : '') +
+      (thread.waiting ? ', ' + thread.waiting + ' waiting (' + pct(thread.waiting, thread.total) + ')' : '')));
     this.matchInfo = el('span', { class: 'meta match-info' });
     head.appendChild(this.matchInfo);
     var reset = el('button', { type: 'button', class: 'reset' }, 'reset zoom');
@@ -137,12 +140,13 @@
     details.appendChild(el('summary', {}, 'top functions by self time'));
     var table = el('table', { class: 'functions' });
     var head = el('tr');
-    ['self', 'self %', 'total', 'total %', 'function'].forEach(function (h) { head.appendChild(el('th', {}, h)); });
+    ['self', 'self %', 'waiting', 'total', 'total %', 'function'].forEach(function (h) { head.appendChild(el('th', {}, h)); });
     table.appendChild(head);
     t.functions.forEach(function (f) {
       var tr = el('tr');
       tr.appendChild(el('td', {}, ms(f[1])));
       tr.appendChild(el('td', {}, pct(f[1], t.total)));
+      tr.appendChild(el('td', {}, ms(f[3] || 0)));
       tr.appendChild(el('td', {}, ms(f[2])));
       tr.appendChild(el('td', {}, pct(f[2], t.total)));
       tr.appendChild(el('td', {}, f[0]));

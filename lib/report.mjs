@@ -45,7 +45,9 @@ function describeDrops(profile) {
   const d = s.dropped && typeof s.dropped === 'object' ? s.dropped : {};
   const n = (v, dflt) => printable(textOf(v ?? dflt));
   return `samples taken ${n(s.samplesTaken, '?')}, dropped ${n(s.samplesDropped, 0)}` +
-    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)}); events dropped ${n(d.events, 0)}` +
+    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)})` +
+    (s.partialStack !== undefined ? `, partial stack ${n(s.partialStack)} (kept)` : '') +
+    `; events dropped ${n(d.events, 0)}` +
     (s.ticksMissed !== undefined ? `; sampler ticks missed ${n(s.ticksMissed)}` : '');
 }
 
@@ -70,17 +72,21 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }
   for (const t of threads) {
-    const { total, idle } = threadTotals(t);
+    const { total, idle, partial, waiting } = threadTotals(t);
     out.push('');
     const span = profile.intervalUs ? ` = ${fmtMs(weightToMs(profile, total))} ms sampled` : '';
-    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})`);
+    // Markers: their self time went to the frame above them (functionTable).
+    const marked = (partial ? `, ${partial} partial stack (${pct(partial, total)})` : '') +
+      (waiting ? `, ${waiting} waiting (${pct(waiting, total)})` : '');
+    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})${marked}`);
     const rows = functionTable(t);
     if (!rows.length) {
       out.push('    (no busy samples)');
       continue;
     }
-    const header = [`self ${unit}`, 'self%', `total ${unit}`, 'total%', 'function'];
-    const cells = (r) => [value(r.self), pct(r.self, total), value(r.total), pct(r.total, total), printable(r.name)];
+    // wait: the part of self spent blocked in a wait in that frame.
+    const header = [`self ${unit}`, 'self%', `wait ${unit}`, `total ${unit}`, 'total%', 'function'];
+    const cells = (r) => [value(r.self), pct(r.self, total), value(r.waiting), value(r.total), pct(r.total, total), printable(r.name)];
     out.push('  by self time:');
     out.push(...table(rows.filter((r) => r.self > 0).slice(0, top).map(cells), header));
     out.push('  by total time:');
@@ -130,7 +136,7 @@ export function reportData(profile, { title = 'wasmtrace report', file = null, t
         tid: t.tid,
         name: t.name,
         ...totals,
-        functions: functionTable(t).filter((r) => r.self > 0).slice(0, top).map((r) => [r.name, r.self, r.total]),
+        functions: functionTable(t).filter((r) => r.self > 0).slice(0, top).map((r) => [r.name, r.self, r.total, r.waiting]),
         tree: packTree(callTree(t), strings, index),
       };
     }),

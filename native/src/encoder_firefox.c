@@ -10,7 +10,10 @@
  *     and funcTable (one frame and one func per distinct function; a
  *     function's name is its func's name, so the call tree merges by name
  *     as the other formats do); the thread's "(root)" pseudo frame is left
- *     out, "(idle)" samples have a one-frame stack in the "Idle" category;
+ *     out, "(idle)" samples have a one-frame stack in the "Idle" category,
+ *     and samples of a thread blocked in a wait keep their stack with a
+ *     "(waiting)" leaf frame in that category (the CPU graph shows them
+ *     as idle, the call tree says where the thread waits);
  *   - one string table for the whole file (`shared.stringArray`, v56+);
  *   - scopes are interval markers, instants instant markers, both of the
  *     marker type "wasmtrace" (category shown as a field); a scope still
@@ -215,8 +218,10 @@ static uint32_t name_index(ff_writer *w, uint32_t frame) {
 }
 
 static uint32_t frame_category(uint32_t frame) {
-  if (frame == WT_NODE_IDLE) return CAT_IDLE;
+  /* A thread blocked in a wait is idle too: its CPU graph shows it. */
+  if (frame == WT_NODE_IDLE || frame == WT_NODE_WAITING) return CAT_IDLE;
   if (frame == WT_NODE_ROOT || frame == WT_NODE_TRUNCATED) return CAT_OTHER;
+  if (frame == WT_NODE_PARTIAL) return CAT_OTHER; /* busy, in frames that moved */
   return (frame & WT_FRAME_SCOPE_BIT) ? CAT_SCOPE : CAT_WASM;
 }
 
@@ -552,6 +557,7 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
               {"Samples written", r->samples_written + v->nsamples - t->samples_dropped},
               {"Samples dropped: buffer full", r->samples_full + t->samples_dropped},
               {"Samples dropped: stack changed during every copy", r->samples_torn},
+              {"Samples of a thread blocked in a wait", r->samples_waiting},
               {"Events dropped", r->events_dropped + t->events_dropped},
               {"Sampler ticks missed", r->ticks_missed},
               {"Threads not registered (limit reached)", r->threads_dropped},

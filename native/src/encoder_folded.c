@@ -6,7 +6,8 @@
  * One line per distinct stack per thread: the thread's name, then the
  * frames from outermost to innermost (the "(root)" pseudo frame left out),
  * then a space and the number of samples. An idle sample is
- * "<thread>;(idle)". Lines are grouped by thread (registration order) and,
+ * "<thread>;(idle)"; a sample of a thread blocked in a wait keeps its stack
+ * and ends in a "(waiting)" marker frame. Lines are grouped by thread (registration order) and,
  * within a thread, in the order each stack was first sampled.
  *
  * Names: the format has no quoting, so each thread and frame name is

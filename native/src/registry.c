@@ -51,7 +51,7 @@ static void on_thread_exit(void *arg) {
   atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
-static wt_thread *register_self(void) {
+static wt_thread *register_self_as(uint32_t start_fn, int base_frame) {
   if (tls_state != TLS_UNKNOWN) return NULL;
   tls_state = TLS_EXCLUDED; /* also guards against re-entry while we register */
   pthread_mutex_lock(&reg.mutex);
@@ -65,6 +65,8 @@ static wt_thread *register_self(void) {
       t->slot = slot;
       t->number = reg.registered++;
       t->is_main = wt_platform_is_main_thread();
+      t->start_fn = start_fn;
+      atomic_store_explicit(&t->base_frame, base_frame, memory_order_relaxed);
       if (t->is_main)
         snprintf(t->name, sizeof t->name, "main");
       else
@@ -87,10 +89,23 @@ static wt_thread *register_self(void) {
   return t;
 }
 
+static wt_thread *register_self(void) { return register_self_as(0, 0); }
+
 wt_thread *wt_thread_self(void) {
   wt_thread *t = wt_i_tls_self;
   if (__builtin_expect(t != NULL, 1)) return t;
   return register_self();
+}
+
+wt_thread *wt_registry_register_started(uint32_t start_fn, int base_frame) {
+  return register_self_as(start_fn, base_frame);
+}
+
+uint32_t wt_registry_thread_start(const wt_thread *t) {
+  pthread_mutex_lock(&reg.mutex);
+  uint32_t fn = t->named ? 0 : t->start_fn;
+  pthread_mutex_unlock(&reg.mutex);
+  return fn;
 }
 
 void wt_registry_exclude_self(void) {
@@ -118,6 +133,7 @@ void wt_thread_set_name(const char *name) {
   if (!t || !name) return;
   pthread_mutex_lock(&reg.mutex);
   snprintf(t->name, sizeof t->name, "%s", name);
+  t->named = 1;
   pthread_mutex_unlock(&reg.mutex);
 }
 

@@ -93,6 +93,11 @@
 #define WT_I_STORE_FRAME(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
 #define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
 #define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
+#define WT_I_STORE_WAITING(ptr, value)                  \
+  do {                                                  \
+    atomic_signal_fence(memory_order_seq_cst);          \
+    *(volatile uint32_t *)(void *)(ptr) = (value);      \
+  } while (0)
 #if defined(WT_PUBLISH_RELEASE_TOP)
 /* Benchmark only (not enough, see above): `top` is an atomic store. */
 #undef WT_I_PUBLISH_U64
@@ -103,6 +108,7 @@
 #define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_LOAD_OWN_U64(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
+#define WT_I_STORE_WAITING(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
 #endif
 
 #define WT_MAX_CATEGORY_NAMES 64 /* distinct event categories (bits of a mask) */
@@ -146,6 +152,10 @@ typedef struct wt_thread {
   uint32_t ring_gap;              /* owner-only: an event was dropped */
   uint64_t recorded[WT_MAX_DEPTH / 64]; /* owner-only: scope at depth d wrote BEGIN */
   _Atomic uint64_t ring_dropped;  /* events dropped because the ring was full */
+  /* Blocking waits the thread is in (emscripten_futex_wait, wrapped at link
+   * time: threads.c): nested waits count up. Owner-written with plain
+   * stores; the sampler reads it beside the stack (WT_SAMPLE_WAITING). */
+  _Atomic uint32_t waiting;
   wt_event ring[WT_RING_CAPACITY];
 
   /* --- worker-written line ---------------------------------------------- */
@@ -159,6 +169,13 @@ typedef struct wt_thread {
   int is_main;
   _Atomic int exited;  /* 1 once the thread has exited */
   char name[WT_THREAD_NAME_MAX];
+  int named;           /* the app named it (wt_thread_set_name) */
+  /* Registered when it started (threads.c): the table index + 1 of its
+   * start routine (0 if unknown), which the trace names it by, and
+   * whether that routine sits at the bottom of its stack as a base frame
+   * (set before the first push, never changed: the sampler reads it). */
+  uint32_t start_fn;
+  _Atomic int base_frame;
 } wt_thread;
 
 /* The calling thread's wt_thread once registered (hot-path fast check). */
@@ -167,6 +184,18 @@ extern _Thread_local wt_thread *wt_i_tls_self;
 /* The calling thread's wt_thread, registering it on first use; NULL if the
  * registry is full or the thread is the wasmtrace worker. Hot path. */
 wt_thread *wt_thread_self(void) WT_I_NOINSTR;
+
+/* Registers the calling thread as it starts (threads.c), with the table
+ * index of its start routine (named after it until the app names it);
+ * with `base_frame` the routine is pushed as the stack's first frame.
+ * Returns the record, or NULL (registry full, or the thread already
+ * registered or excluded). */
+wt_thread *wt_registry_register_started(uint32_t start_fn, int base_frame) WT_I_NOINSTR;
+
+/* The table index + 1 of the thread's start routine if the thread still
+ * has its default name (the trace then says "pthread N (routine)"), else
+ * 0. Any thread. */
+uint32_t wt_registry_thread_start(const wt_thread *t);
 
 /* Marks the calling thread as never to be registered (the worker). */
 void wt_registry_exclude_self(void);

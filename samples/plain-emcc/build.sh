@@ -24,7 +24,9 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 emcc -O2 -pthread -I"$prefix/include" -finstrument-functions \
   -c "$here/primes.c" -o "$out/primes.o"
 
-# Link: the three static libraries, the JS shim, and what the shim needs.
+# Link: the three static libraries, the JS shim, and what the shim needs;
+# the two --wrap flags let wasmtrace see every pthread from its start and
+# mark samples of a thread blocked in a wait.
 #   -sPTHREAD_POOL_SIZE=2: 1 app thread + 1 for the wasmtrace worker.
 #   --profiling-funcs: keep function names (the wasm name section).
 emcc -O2 "$out/primes.o" -o "$out/primes.js" \
@@ -34,6 +36,7 @@ emcc -O2 "$out/primes.o" -o "$out/primes.js" \
   --pre-js "$prefix/share/wasmtrace/js/wasmtrace_pre.js" \
   --post-js "$prefix/share/wasmtrace/js/wasmtrace_post.js" \
   -Wl,--undefined=wt_js_startup_count \
+  -Wl,--wrap=pthread_create -Wl,--wrap=emscripten_futex_wait \
   -sFORCE_FILESYSTEM=1 \
   -sEXPORTED_RUNTIME_METHODS=FS,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -sPTHREAD_POOL_SIZE=2 \

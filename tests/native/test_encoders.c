@@ -93,16 +93,17 @@ static void record_fixed_input(wt_session *s) {
   const uint32_t t1_b[] = {9, id_quote};
   const uint32_t t1_c[] = {id_ctrl, id_utf8, id_bad};
   /* Four ticks, one sample per thread each, as the sampler records them. */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 0);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0);
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000);
-  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000);
-  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000);
-  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000);
-  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000); /* idle */
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000, 0);
+  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000, 0);
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000, 0); /* idle */
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 3000, WT_SAMPLE_WAITING); /* blocked in a wait */
   wt_session_record_torn(s);                          /* thread 1's stack was unreadable */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000, 0);
 
   const wt_event_rec events[] = {
       {.ts_us = T0 + 0, .value = 1048576, .id = id_heap, .thread = WT_PROCESS_THREAD,
@@ -155,10 +156,11 @@ static wt_session *fixed_session(wt_format format, int gzip) {
 
 /* Encodes the fixed input in `format` in two steps (a partial one, then
  * the final one) and returns the bytes the session's output queue got. */
-static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+static int encode_fixed_plus(wt_format format, int gzip, out_bytes *out, void (*extra)(wt_session *s)) {
   memset(out, 0, sizeof *out);
   wt_session *s = fixed_session(format, gzip);
   if (!s) return 0;
+  if (extra) extra(s);
   int ok = wt_session_encode_step(s, 3, 0) == WT_OK && wt_session_encode_step(s, 1 << 20, 1) == WT_OK &&
            s->footer_written;
   /* Everything was queued and the queue closed: collect it. */
@@ -181,6 +183,10 @@ static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
   free(s);
   wt_encoder_firefox_epoch_ms_for_testing = -1;
   return ok;
+}
+
+static int encode_fixed(wt_format format, int gzip, out_bytes *out) {
+  return encode_fixed_plus(format, gzip, out, NULL);
 }
 
 static int inflate_gzip(const out_bytes *in, out_bytes *out) {
@@ -333,7 +339,7 @@ WT_TEST(firefox_profile_should_hold_threads_samples_markers_and_counters) {
   REQUIRE(cJSON_IsArray(strings));
   /* Names arrive as they were given; invalid UTF-8 as U+FFFD. */
   const char *expected[] = {NAME_PARSE, NAME_SEMI, NAME_NEWLINE, NAME_QUOTE, NAME_CTRL, NAME_UTF8,
-                            "bad \xef\xbf\xbd\xef\xbf\xbd utf8", "function[7]", "function[9]", "(idle)"};
+                            "bad \xef\xbf\xbd\xef\xbf\xbd utf8", "function[7]", "function[9]", "(idle)", "(waiting)"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     if (!array_has_string(strings, expected[i])) fprintf(stderr, "    missing string %zu\n", i);
     CHECK(array_has_string(strings, expected[i]));
@@ -344,7 +350,7 @@ WT_TEST(firefox_profile_should_hold_threads_samples_markers_and_counters) {
   CHECK_EQ_STR(get(t0, "name")->valuestring, "main");
   CHECK_EQ_STR(get(t1, "name")->valuestring, THREAD1_NAME);
   CHECK_EQ_INT(get(get(t0, "samples"), "length")->valuedouble, 5);
-  CHECK_EQ_INT(get(get(t1, "samples"), "length")->valuedouble, 4);
+  CHECK_EQ_INT(get(get(t1, "samples"), "length")->valuedouble, 5);
   /* Every table's columns have its length. */
   const char *tables[] = {"samples", "stackTable", "frameTable", "funcTable", "markers"};
   for (int t = 0; t < 2; t++) {
@@ -374,10 +380,10 @@ WT_TEST(firefox_profile_should_hold_threads_samples_markers_and_counters) {
   CHECK_EQ_STR(get(heap, "name")->valuestring, COUNTER_HEAP);
   CHECK_EQ_STR(get(heap, "category")->valuestring, "Memory");
   CHECK_EQ_INT(array_sum(get(get(heap, "samples"), "count")), 2097152);
-  /* Stats: one torn sample of ten. */
+  /* Stats: one torn sample of eleven. */
   const cJSON *wt = get(meta, "wasmtrace");
-  CHECK_EQ_INT(get(wt, "samplesTaken")->valuedouble, 10);
-  CHECK_EQ_INT(get(wt, "samplesWritten")->valuedouble, 9);
+  CHECK_EQ_INT(get(wt, "samplesTaken")->valuedouble, 11);
+  CHECK_EQ_INT(get(wt, "samplesWritten")->valuedouble, 10);
   CHECK_EQ_INT(get(get(wt, "dropped"), "tornStack")->valuedouble, 1);
   cJSON_Delete(p);
 }
@@ -413,8 +419,29 @@ WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters
   }
   CHECK_EQ_INT(bad, 0);
   CHECK_EQ_INT(comments, 1);
-  CHECK_EQ_INT(samples, 9);
-  CHECK_EQ_INT(stacks, 6);
+  CHECK_EQ_INT(samples, 10);
+  CHECK_EQ_INT(stacks, 7);
+  free(out.data);
+}
+
+/* Samples with flags beyond the fixed input: a thread waiting with an
+ * empty stack, and one whose copy was partial while it waited. */
+static void record_flagged(wt_session *s) {
+  const uint32_t t1_a[] = {9, id_newline};
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 4100, WT_SAMPLE_WAITING);
+  wt_session_record_sample(s, 1, t1_a, 1, T0 + 4100, WT_SAMPLE_PARTIAL | WT_SAMPLE_WAITING);
+}
+
+WT_TEST(sample_flags_should_append_partial_then_waiting_as_the_leaf) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, record_flagged));
+  const char *text = (const char *)out.data;
+  /* An empty stack that waits is root -> "(waiting)", not "(idle)". */
+  CHECK(strstr(text, "\nmain;(waiting) 1\n") != NULL);
+  /* The markers after the known prefix, "(waiting)" last. */
+  CHECK(strstr(text, "\ndecoder:1 \"x\";") != NULL);
+  CHECK(strstr(text, ";(partial stack);(waiting) 1\n") != NULL);
+  CHECK(strstr(text, "\"waiting\":3") != NULL);
   free(out.data);
 }
 
@@ -433,8 +460,8 @@ WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
   CHECK_EQ_INT(get(rec, "intervalUs")->valuedouble, 1000);
   CHECK_EQ_INT(get(rec, "startTimeUs")->valuedouble, T0);
   const cJSON *stats = get(rec, "stats");
-  CHECK_EQ_INT(get(stats, "samplesTaken")->valuedouble, 10);
-  CHECK_EQ_INT(get(stats, "samplesWritten")->valuedouble, 9);
+  CHECK_EQ_INT(get(stats, "samplesTaken")->valuedouble, 11);
+  CHECK_EQ_INT(get(stats, "samplesWritten")->valuedouble, 10);
   CHECK_EQ_INT(get(get(stats, "dropped"), "tornStack")->valuedouble, 1);
   CHECK_EQ_INT(get(stats, "eventsNotRepresentable")->valuedouble, 8);
   CHECK(cJSON_IsNumber(get(stats, "bufferHighWaterBytes")));
@@ -561,7 +588,7 @@ static size_t record_at_limit(wt_session *s, int ticks) {
     double ts = T0 + 1000.0 * tick;
     for (uint16_t slot = 0; slot < 2; slot++) {
       const uint32_t stack[] = {id_parse, 100u + (uint32_t)(tick % 13), 1000u + (uint32_t)tick, slot};
-      wt_session_record_sample(s, slot, stack, 4, ts);
+      wt_session_record_sample(s, slot, stack, 4, ts, 0);
     }
     wt_event_rec scope = {.ts_us = ts, .value = ts + 500, .id = id_semi, .thread = (uint16_t)(tick & 1),
                           .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app};
@@ -701,6 +728,7 @@ int main(int argc, char **argv) {
       WT_TEST_HOST_ONLY(firefox_profile_should_hold_threads_samples_markers_and_counters, HOST_NAMES),
       WT_TEST_HOST_ONLY(folded_encoder_should_match_its_golden_file, HOST_NAMES),
       WT_TEST_ENTRY(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters),
+      WT_TEST_ENTRY(sample_flags_should_append_partial_then_waiting_as_the_leaf),
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),

@@ -67,8 +67,9 @@ describe('reading the formats wasmtrace writes', () => {
   test('session, interval and drop counts come from each format\'s metadata', () => {
     for (const p of [chrome, firefox, folded]) {
       assert.equal(p.intervalUs, 1000, p.format);
-      assert.equal(p.stats.samplesTaken, 10, p.format);
+      assert.equal(p.stats.samplesTaken, 11, p.format);
       assert.equal(p.stats.samplesDropped, 1, p.format);
+      assert.equal(p.stats.waiting, 1, p.format);
       assert.equal(p.stats.dropped.tornStack, 1, p.format);
     }
     assert.equal(chrome.session.session, 'golden-chrome');
@@ -79,6 +80,24 @@ describe('reading the formats wasmtrace writes', () => {
   test('an idle sample has an empty stack in every format', () => {
     for (const p of [chrome, firefox, folded]) {
       assert.equal(threadTotals(p.threads[0]).idle, 1, p.format);
+    }
+  });
+
+  test('a waiting sample keeps the stack it waits in, ends in "(waiting)" and gives its self time to that frame as waiting, in every format', () => {
+    for (const p of [chrome, firefox, folded]) {
+      const waiting = p.threads[1].samples.filter((s) => s.stack.at(-1) === '(waiting)');
+      assert.equal(waiting.length, 1, p.format);
+      assert.equal(waiting[0].stack.length, 3, p.format);
+      assert.deepEqual(threadTotals(p.threads[1]), { total: 5, idle: 0, busy: 5, partial: 0, waiting: 1 }, p.format);
+      const rows = functionTable(p.threads[1]);
+      assert.ok(!rows.some((r) => r.name === '(waiting)'), p.format);
+      const leaf = rows.find((r) => r.waiting);
+      assert.equal(leaf.name, waiting[0].stack[1], p.format);
+      assert.deepEqual([leaf.self, leaf.waiting], [3, 1], p.format);
+      // The call tree draws it as a "(waiting)" child of that frame.
+      const tree = callTree(p.threads[1]);
+      const path = waiting[0].stack.slice(0, 2).reduce((n, name) => n.children.find((c) => c.name === name), tree);
+      assert.deepEqual(path.children.map((c) => [c.name, c.value]), [['(waiting)', 1]], p.format);
     }
   });
 
@@ -126,8 +145,8 @@ describe('hand-written files', () => {
     const p = readProfile('main;a;b 3\nmain;a 2\nworker;c 5\nworker 1\n');
     assert.equal(p.intervalUs, null);
     assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [
-      ['main', { total: 5, idle: 0, busy: 5 }],
-      ['worker', { total: 6, idle: 1, busy: 5 }],
+      ['main', { total: 5, idle: 0, busy: 5, partial: 0, waiting: 0 }],
+      ['worker', { total: 6, idle: 1, busy: 5, partial: 0, waiting: 0 }],
     ]);
     assert.match(textReport(p), /self samples/);
   });
@@ -140,7 +159,7 @@ describe('hand-written files', () => {
     assert.equal(p.session.session, 's1');
     assert.equal(p.session.stats, undefined, 'the stats are not part of the session');
     assert.deepEqual(p.stats, record.stats);
-    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, busy: 2 }]]);
+    assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, busy: 2, partial: 0, waiting: 0 }]]);
   });
 
   test('a malformed stats record is a one-line error that names its line', () => {
@@ -174,8 +193,8 @@ describe('views', () => {
 
   test('total time counts a recursive function once per sample', () => {
     const rows = Object.fromEntries(functionTable(thread).map((r) => [r.name, r]));
-    assert.deepEqual(rows.walk, { name: 'walk', self: 2, total: 3 });
-    assert.deepEqual(rows.main, { name: 'main', self: 0, total: 4 });
+    assert.deepEqual(rows.walk, { name: 'walk', self: 2, waiting: 0, total: 3 });
+    assert.deepEqual(rows.main, { name: 'main', self: 0, waiting: 0, total: 4 });
     assert.equal(rows['(idle)'], undefined);
   });
 

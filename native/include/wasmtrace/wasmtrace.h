@@ -83,6 +83,10 @@ typedef struct wt_session_stats {
    * still needs; an exited thread's record is reused once none does. */
   uint64_t threads_refused;
   uint32_t threads_limit;         /* thread records at once (256) */
+  /* Samples (of samples_taken) whose thread was blocked in a wait: mutex,
+   * condition variable, join, semaphore, sleep. Seen only in apps linked
+   * with the wait wrapper (-Wl,--wrap=emscripten_futex_wait). */
+  uint64_t samples_waiting;
 } wt_session_stats;
 
 /* Starts the runtime (registry and worker thread) if it is not running.

@@ -1,0 +1,82 @@
+/* Link-time wrappers that let wasmtrace see every pthread and know when a
+ * thread waits. Active only in apps linked with
+ *   -Wl,--wrap=pthread_create -Wl,--wrap=emscripten_futex_wait
+ * (the wasmtrace CMake target and the guide's plain-emcc flags add them).
+ * Nothing else references the __wrap_ symbols, so without those flags the
+ * linker never pulls this file out of the archive, and the app keeps
+ * today's behaviour: threads register on first use, no waiting state.
+ *
+ * pthread_create: the new thread runs a trampoline that registers it before
+ * the app's start routine runs (so a thread that never calls wasmtrace is
+ * sampled too), names it after that routine ("pthread N (decoder_main)" in
+ * the trace) and pushes the routine as the stack's base frame (so a thread
+ * with no instrumented frames still says where it runs; when the routine is
+ * itself instrumented, its hook pushes it again and the sampler shows it
+ * once, worker.c). Registration happens only while wasmtrace's runtime is
+ * up (a startup config or a session started): an app that never records
+ * pays no thread record (~100 KiB each, registry.h) for its pthreads.
+ *
+ * emscripten_futex_wait: since Emscripten 3.1.6 every blocking wait of
+ * musl and Emscripten (mutex, condition variable, join, semaphore,
+ * barrier, sleep, waits for proxied calls) ends in this one C function.
+ * The wrapper counts the registered caller as waiting around the real
+ * call; the sampler marks its samples WT_SAMPLE_WAITING. Cost: on the wait
+ * path only (a TLS load and two plain stores); the hooks do not change. */
+#ifdef __EMSCRIPTEN__
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "registry.h"
+#include "runtime.h"
+#include "stack_ops.h"
+#include "worker.h"
+
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+int __real_emscripten_futex_wait(volatile void *addr, uint32_t val, double max_wait_ms);
+
+/* What the trampoline needs; malloc'd by the creator, freed by the thread. */
+typedef struct wt_start {
+  void *(*fn)(void *);
+  void *arg;
+} wt_start;
+
+WT_I_NOINSTR static void *start_trampoline(void *p) {
+  wt_start start = *(wt_start *)p;
+  free(p);
+  uint32_t fn = (uint32_t)(uintptr_t)start.fn;
+  wt_thread *t = NULL;
+  if (atomic_load_explicit(&wt_rt.worker_state, memory_order_acquire) == 1)
+    t = wt_registry_register_started(fn + 1, 1);
+  if (t) wt_stack_push(t, fn);
+  void *result = start.fn(start.arg);
+  /* Only if the routine left the stack as it found it (a scope left open
+   * would otherwise lose its frame, not ours). */
+  uint32_t depth;
+  if (t && wt_i_tls_self == t && WT_TOP_DEPTH(WT_I_LOAD_OWN_U64(&t->top)) == 1) wt_stack_pop(t, &depth);
+  return result;
+}
+
+WT_I_NOINSTR int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                                       void *arg) {
+  /* wasmtrace's own worker is never registered: it goes straight through. */
+  if (fn == wt_worker_main || !fn) return __real_pthread_create(thread, attr, fn, arg);
+  wt_start *start = malloc(sizeof *start);
+  if (!start) return __real_pthread_create(thread, attr, fn, arg);
+  start->fn = fn;
+  start->arg = arg;
+  int rc = __real_pthread_create(thread, attr, start_trampoline, start);
+  if (rc != 0) free(start);
+  return rc;
+}
+
+WT_I_NOINSTR int __wrap_emscripten_futex_wait(volatile void *addr, uint32_t val, double max_wait_ms) {
+  wt_thread *t = wt_i_tls_self; /* NULL: not registered, or the worker */
+  if (!t) return __real_emscripten_futex_wait(addr, val, max_wait_ms);
+  uint32_t n = WT_I_LOAD_OWN_U32(&t->waiting);
+  WT_I_STORE_WAITING(&t->waiting, n + 1);
+  int rc = __real_emscripten_futex_wait(addr, val, max_wait_ms);
+  WT_I_STORE_WAITING(&t->waiting, n);
+  return rc;
+}
+#endif
