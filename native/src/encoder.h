@@ -32,6 +32,12 @@ typedef struct wt_node {
 #define WT_NODE_ROOT 0xffffffffu      /* "(root)" */
 #define WT_NODE_IDLE 0xfffffffeu      /* "(idle)": empty shadow stack */
 #define WT_NODE_TRUNCATED 0xfffffffdu /* "(truncated)": stack table full */
+#define WT_NODE_PARTIAL 0xfffffffcu /* "(partial stack)" */
+#define WT_NODE_WAITING 0xfffffffbu /* "(waiting)" */
+
+/* Sample flags (wt_session_record_sample). */
+#define WT_SAMPLE_PARTIAL 0x1u  /* the stack moved during the copy: only a prefix is known */
+#define WT_SAMPLE_WAITING 0x2u  /* the thread was blocked in a wait (futex) */
 
 typedef struct wt_sample {
   double ts_us;
@@ -69,6 +75,7 @@ typedef struct wt_session_thread {
 /* The session's counters as the stats record states them. */
 typedef struct wt_stats_rec {
   uint64_t samples_taken, samples_written, samples_full, samples_torn;
+  uint64_t samples_partial; /* kept with only a true prefix of the stack */
   uint64_t events_written, events_dropped, ticks_missed, threads_dropped;
   uint64_t threads_seen, high_water, worker_busy_us, lateness_p50, lateness_p99;
   uint64_t allocations_refused; /* this session's allocations refused (mem.h) */

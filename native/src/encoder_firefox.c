@@ -217,6 +217,7 @@ static uint32_t name_index(ff_writer *w, uint32_t frame) {
 static uint32_t frame_category(uint32_t frame) {
   if (frame == WT_NODE_IDLE) return CAT_IDLE;
   if (frame == WT_NODE_ROOT || frame == WT_NODE_TRUNCATED) return CAT_OTHER;
+  if (frame == WT_NODE_PARTIAL) return CAT_OTHER; /* busy, in frames that moved */
   return (frame & WT_FRAME_SCOPE_BIT) ? CAT_SCOPE : CAT_WASM;
 }
 

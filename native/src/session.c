@@ -422,9 +422,23 @@ static wt_session_thread *see_thread(wt_session *s, uint16_t slot) {
   return st;
 }
 
+/* The child of `node` for `frame`; when the node table is full, the
+ * thread's one "(truncated)" node under its root (the part of the stack
+ * that did fit says nothing about the part that did not), and *cut is set.
+ * 0 only if even that cannot be made. */
+static uint32_t child_or_truncated(wt_session *s, wt_session_thread *st, uint16_t slot,
+                                   uint32_t node, uint32_t frame, int *cut) {
+  uint32_t child = node_get(s, slot, node, frame);
+  if (child) return child;
+  *cut = 1;
+  if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
+  return st->truncated ? st->truncated : node;
+}
+
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
-                              double ts_us) {
+                              double ts_us, uint32_t flags) {
   atomic_fetch_add_explicit(&s->samples_taken, 1, memory_order_relaxed);
+  if (flags & WT_SAMPLE_PARTIAL) atomic_fetch_add_explicit(&s->samples_partial, 1, memory_order_relaxed);
   wt_session_thread *st = see_thread(s, slot);
   if (!make_room(s, &s->samples, s->budget_samples, &s->samples_dropped_full)) return;
   grow_sort_tmp(s);
@@ -433,22 +447,16 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     st->first_us = ts_us;
   }
   uint32_t node = st->root;
-  if (n == 0) {
+  if (n == 0 && !flags) {
     if (!st->idle) st->idle = node_get(s, slot, st->root, WT_NODE_IDLE);
     node = st->idle;
   } else {
-    for (int i = 0; i < n && node; i++) {
-      uint32_t child = node_get(s, slot, node, frames[i]);
-      if (!child) {
-        /* One "(truncated)" per thread, under its root: the part of the
-         * stack that did fit says nothing about the part that did not. */
-        if (!st->truncated) st->truncated = node_get(s, slot, st->root, WT_NODE_TRUNCATED);
-        child = st->truncated ? st->truncated : node;
-        node = child;
-        break;
-      }
-      node = child;
-    }
+    int cut = 0;
+    for (int i = 0; i < n && node && !cut; i++) node = child_or_truncated(s, st, slot, node, frames[i], &cut);
+    if (node && !cut && (flags & WT_SAMPLE_PARTIAL))
+      node = child_or_truncated(s, st, slot, node, WT_NODE_PARTIAL, &cut);
+    if (node && !cut && (flags & WT_SAMPLE_WAITING))
+      node = child_or_truncated(s, st, slot, node, WT_NODE_WAITING, &cut);
   }
   if (!node) { /* table full before this thread's root existed */
     atomic_fetch_add_explicit(&s->samples_dropped_full, 1, memory_order_relaxed);
@@ -571,6 +579,8 @@ const char *wt_encode_frame_name(uint32_t frame) {
     case WT_NODE_ROOT: return "(root)";
     case WT_NODE_IDLE: return "(idle)";
     case WT_NODE_TRUNCATED: return "(truncated)";
+    case WT_NODE_PARTIAL: return "(partial stack)";
+    case WT_NODE_WAITING: return "(waiting)";
     default: break;
   }
   if (frame & WT_FRAME_SCOPE_BIT) {
@@ -625,6 +635,7 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .samples_written = atomic_load(&s->samples_written),
       .samples_full = atomic_load(&s->samples_dropped_full),
       .samples_torn = atomic_load(&s->samples_torn),
+      .samples_partial = atomic_load(&s->samples_partial),
       .events_written = atomic_load(&s->events_written),
       .events_dropped = atomic_load(&s->events_dropped),
       .ticks_missed = atomic_load(&s->ticks_missed),
@@ -690,7 +701,10 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   wt_json_u64(j, r->events_dropped + t->events_dropped);
   wt_json_lit(j, ",\"threadsNotRegistered\":");
   wt_json_u64(j, r->threads_dropped);
-  wt_json_lit(j, "},\"eventsWritten\":");
+  /* Kept samples, not drops: only a true prefix of their stack is known. */
+  wt_json_lit(j, "},\"partialStack\":");
+  wt_json_u64(j, r->samples_partial);
+  wt_json_lit(j, ",\"eventsWritten\":");
   wt_json_u64(j, r->events_written + t->events_written);
   wt_json_lit(j, ",\"ticksMissed\":");
   wt_json_u64(j, r->ticks_missed);

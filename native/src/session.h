@@ -48,6 +48,7 @@ struct wt_session {
 
   /* Counters (written by the worker or the pump, read by anyone). */
   _Atomic uint64_t samples_taken, samples_written, samples_dropped_full, samples_torn;
+  _Atomic uint64_t samples_partial; /* kept, marked "(partial stack)" (registry.h) */
   _Atomic uint64_t events_written, events_dropped, ticks_missed;
   _Atomic uint64_t bytes_encoded, bytes_written;
   _Atomic uint32_t threads_seen, high_water;
@@ -131,8 +132,15 @@ wt_status wt_session_prealloc(wt_session *s);
 size_t wt_session_start_bytes(const wt_session *s);
 /* On failure it frees what it set up (output_ready stays 0). */
 wt_status wt_session_setup_output(wt_session *s);
+/* Records one sample of thread `slot`: the node chain of frames[0..n), then
+ * with WT_SAMPLE_PARTIAL a "(partial stack)" child (the stack above is
+ * unknown), then with WT_SAMPLE_WAITING a "(waiting)" leaf. An empty stack
+ * with no flags is "(idle)". Worker only. */
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
-                              double ts_us);
+                              double ts_us, uint32_t flags);
+/* Counts a sample whose stack could not be read at all (stats "tornStack").
+ * The moving-stack protocol never gives up on a stack (registry.h), so the
+ * worker no longer calls it; kept for the stats record's compatibility. */
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);

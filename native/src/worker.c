@@ -66,7 +66,8 @@
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
-  int *depths;                      /* frames copied, -1 if torn, -2 if not sampled */
+  int *depths;                      /* frames copied, -2 if not sampled */
+  uint8_t *flags;                   /* WT_SAMPLE_* of each slot's copy */
   uint32_t cap;
   double us_per_item;               /* measured cost of encoding one sample or event */
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
@@ -321,7 +322,9 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
     if (stacks) ws->stacks = stacks;
     int *depths = wt_mem_realloc(ws->depths, cap * sizeof *depths);
     if (depths) ws->depths = depths;
-    if (stacks && depths) ws->cap = cap;
+    uint8_t *flags = wt_mem_realloc(ws->flags, cap * sizeof *flags);
+    if (flags) ws->flags = flags;
+    if (stacks && depths && flags) ws->cap = cap;
     if (nthreads > ws->cap) nthreads = ws->cap;
   }
   for (uint32_t slot = 0; slot < nthreads; slot++) {
@@ -331,7 +334,9 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
       continue;
     }
     uint32_t depth;
-    ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth);
+    int partial;
+    ws->depths[slot] = wt_stack_copy(t, ws->stacks[slot], &depth, &partial);
+    ws->flags[slot] = partial ? WT_SAMPLE_PARTIAL : 0;
   }
   return nthreads;
 }
@@ -357,10 +362,8 @@ static double sample_tick(worker_state *ws, int nsessions) {
     if (!sample_due(s, t)) continue;
     for (uint32_t slot = 0; slot < nthreads; slot++) {
       if (ws->depths[slot] == -2) continue;
-      if (ws->depths[slot] < 0)
-        wt_session_record_torn(s);
-      else
-        wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t);
+      wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t,
+                               ws->flags[slot]);
     }
     double period = s->config.interval_us;
     double point = floor(t / period) * period; /* this tick's grid point */
@@ -593,6 +596,7 @@ void *wt_worker_main(void *arg) {
   }
   wt_mem_free(ws->stacks);
   wt_mem_free(ws->depths);
+  wt_mem_free(ws->flags);
   memset(ws, 0, sizeof *ws);
   return NULL;
 }

@@ -91,16 +91,17 @@ static void record_fixed_input(wt_session *s) {
   const uint32_t t1_b[] = {9, id_quote};
   const uint32_t t1_c[] = {id_ctrl, id_utf8, id_bad};
   /* Four ticks, one sample per thread each, as the sampler records them. */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 0);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0);
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000);
-  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000);
-  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000);
-  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000);
-  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000); /* idle */
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 0, 0);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 1, t1_b, 2, T0 + 1000, 0);
+  wt_session_record_sample(s, 0, main_b, 2, T0 + 2000, 0);
+  wt_session_record_sample(s, 1, t1_c, 3, T0 + 2000, 0);
+  wt_session_record_sample(s, 0, NULL, 0, T0 + 3000, 0); /* idle */
   wt_session_record_torn(s);                          /* thread 1's stack was unreadable */
-  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000);
-  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000);
+  wt_session_record_sample(s, 0, main_a, 2, T0 + 4000, 0);
+  /* The stack moved during every copy: only [9, newline] is known. */
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 4000, WT_SAMPLE_PARTIAL);
 
   const wt_event_rec events[] = {
       {.ts_us = T0 + 0, .value = 1048576, .id = id_heap, .thread = WT_PROCESS_THREAD,
@@ -412,7 +413,7 @@ WT_TEST(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters
   CHECK_EQ_INT(bad, 0);
   CHECK_EQ_INT(comments, 1);
   CHECK_EQ_INT(samples, 9);
-  CHECK_EQ_INT(stacks, 6);
+  CHECK_EQ_INT(stacks, 7);
   free(out.data);
 }
 
@@ -434,6 +435,8 @@ WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
   CHECK_EQ_INT(get(stats, "samplesTaken")->valuedouble, 10);
   CHECK_EQ_INT(get(stats, "samplesWritten")->valuedouble, 9);
   CHECK_EQ_INT(get(get(stats, "dropped"), "tornStack")->valuedouble, 1);
+  /* A partial sample is kept and counted apart from the drops. */
+  CHECK_EQ_INT(get(stats, "partialStack")->valuedouble, 1);
   CHECK_EQ_INT(get(stats, "eventsNotRepresentable")->valuedouble, 8);
   CHECK(cJSON_IsNumber(get(stats, "bufferHighWaterBytes")));
   cJSON_Delete(rec);
@@ -559,7 +562,7 @@ static size_t record_at_limit(wt_session *s, int ticks) {
     double ts = T0 + 1000.0 * tick;
     for (uint16_t slot = 0; slot < 2; slot++) {
       const uint32_t stack[] = {id_parse, 100u + (uint32_t)(tick % 13), 1000u + (uint32_t)tick, slot};
-      wt_session_record_sample(s, slot, stack, 4, ts);
+      wt_session_record_sample(s, slot, stack, 4, ts, 0);
     }
     wt_event_rec scope = {.ts_us = ts, .value = ts + 500, .id = id_semi, .thread = (uint16_t)(tick & 1),
                           .kind = WT_REC_SCOPE, .cat = (uint8_t)cat_app};
