@@ -186,7 +186,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   const p = r.profile;
   lines.push(`session '${r.name}': ${r.state}, ${p ? p.format : '?'} trace ${where} (${kib(r.bytes.length)})`);
   lines.push(`  ${st.threads ?? p?.threads.length ?? '?'} threads, ${st.samplesWritten ?? '?'} samples ` +
-    `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full, ${st.samplesDroppedTornStack ?? 0} torn), ` +
+    `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full, ${st.samplesDroppedTornStack ?? 0} torn; ` +
+    `${st.samplesPartial ?? 0} partial stack, kept), ` +
     `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   if (r.parseError) {
@@ -194,16 +195,16 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
     return lines;
   }
   const nameWidth = Math.max(8, ...p.threads.map((t) => printable(t.name).length));
-  lines.push(`  ${'thread'.padEnd(nameWidth)}  samples   idle  top self functions`);
+  lines.push(`  ${'thread'.padEnd(nameWidth)}  samples   idle  partial  top self functions`);
   let all = 0;
   const totals = new Map();
   for (const t of p.threads) {
-    const { total, idle } = threadTotals(t);
+    const { total, idle, partial } = threadTotals(t);
     all += total;
     const rows = functionTable(t).filter((x) => x.self > 0);
     for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
     const topRows = rows.slice(0, 3).map((x) => `${printable(x.name)} ${x.self * 100 < total ? "<1" : ((100 * x.self) / total).toFixed(0)}%`).join(', ');
-    lines.push(`  ${printable(t.name).padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${topRows || '-'}`);
+    lines.push(`  ${printable(t.name).padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${String(partial).padStart(7)}  ${topRows || '-'}`);
   }
   lines.push(`  top self functions, all threads (${all} samples):`);
   for (const [name, n] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {

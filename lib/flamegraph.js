@@ -114,7 +114,9 @@
     var head = el('div', { class: 'thread-head' });
     head.appendChild(el('h2', {}, thread.name));
     head.appendChild(el('span', { class: 'meta' }, 'tid ' + thread.tid + ' \u00b7 ' + thread.total + ' samples (' +
-      ms(thread.total) + '), ' + thread.idle + ' idle (' + pct(thread.idle, thread.total) + ', not drawn)'));
+      ms(thread.total) + '), ' + thread.idle + ' idle (' + pct(thread.idle, thread.total) + ', not drawn)' +
+      (thread.partial ? ', ' + thread.partial + ' partial stack (' + pct(thread.partial, thread.total) + ')' : '') +
+      (thread.waiting ? ', ' + thread.waiting + ' waiting (' + pct(thread.waiting, thread.total) + ')' : '')));
     this.matchInfo = el('span', { class: 'meta match-info' });
     head.appendChild(this.matchInfo);
     var reset = el('button', { type: 'button', class: 'reset' }, 'reset zoom');

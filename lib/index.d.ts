@@ -81,7 +81,9 @@ export interface FunctionRow {
   /** Samples in which it was anywhere on the stack (once per sample). */
   total: number;
 }
-/** Functions of a thread by self samples, descending (idle samples left out). */
+/** Functions of a thread by self samples, descending (idle samples and
+ * markers left out: a sample ending in "(partial stack)" or "(waiting)"
+ * gives its self sample to the last real frame before the marker). */
 export function functionTable(thread: ProfileThread): FunctionRow[];
 
 export interface CallTreeNode {
@@ -92,9 +94,15 @@ export interface CallTreeNode {
 }
 /** The merged call tree of a thread's busy samples; the root is '(root)'. */
 export function callTree(thread: ProfileThread): CallTreeNode;
-/** Sample totals of a thread. */
-export function threadTotals(thread: ProfileThread): { total: number; idle: number; busy: number };
-/** Samples with `name` on the stack (self: as the leaf). */
+/** Sample totals of a thread: partial counts samples marked "(partial
+ * stack)" (only the callers above the marker are known), waiting those
+ * marked "(waiting)"; both are busy samples. */
+export function threadTotals(thread: ProfileThread): { total: number; idle: number; busy: number; partial: number; waiting: number };
+/** The pseudo frames wasmtrace puts at the leaf end of a sample's stack. */
+export const MARKERS: { readonly partial: '(partial stack)'; readonly waiting: '(waiting)' };
+/** Frames of a stack that are real functions (markers at its end are not). */
+export function realDepth(stack: string[]): number;
+/** Samples with `name` on the stack (self: as the leaf, the last real frame). */
 export function weightOf(thread: ProfileThread, name: string, options?: { self?: boolean }): number;
 /** Samples to milliseconds with the profile's interval; null when it is unknown. */
 export function weightToMs(profile: Profile, weight: number): number | null;

@@ -16,6 +16,24 @@ export { TraceError };
 /** Names a sample may carry instead of an empty stack when the thread was idle. */
 const IDLE_NAMES = new Set(['(idle)', '(root)']);
 
+/**
+ * Pseudo frames wasmtrace puts at the leaf end of a sample's stack; they are
+ * not functions. "(partial stack)": the stack moved while the sampler copied
+ * it, and only the frames above the marker (callers, root first) are known;
+ * "(waiting)": the thread was blocked in a wait, where the frames above it
+ * say. A sample's self time goes to the last real frame before them, and the
+ * views count each marker on its own (threadTotals).
+ */
+export const MARKERS = Object.freeze({ partial: '(partial stack)', waiting: '(waiting)' });
+const MARKER_NAMES = new Set(Object.values(MARKERS));
+
+/** How many frames of a stack are real functions: markers at its leaf end are not. */
+export function realDepth(stack) {
+  let n = stack.length;
+  while (n > 0 && MARKER_NAMES.has(stack[n - 1])) n--;
+  return n;
+}
+
 /** 'chrome' | 'firefox' | 'folded' for a trace's text. */
 export function detectFormat(text) {
   const head = text.trimStart().slice(0, 4096);
@@ -316,15 +334,28 @@ function foldedRecord(line, lineNo) {
 
 // ---- views ---------------------------------------------------------------------
 
-/** Total sample weight of a thread, and how much of it was idle. */
+/**
+ * Total sample weight of a thread, how much of it was idle, and how much
+ * carried each marker (MARKERS): partial (the stack moved during the copy)
+ * and waiting. Partial and waiting samples are busy samples.
+ */
 export function threadTotals(thread) {
   let total = 0;
   let idle = 0;
+  let partial = 0;
+  let waiting = 0;
   for (const s of thread.samples) {
-    total += s.weight ?? 1;
-    if (!s.stack.length) idle += s.weight ?? 1;
+    const w = s.weight ?? 1;
+    total += w;
+    const n = s.stack.length;
+    if (!n) idle += w;
+    else if (MARKER_NAMES.has(s.stack[n - 1])) {
+      const tail = s.stack.slice(realDepth(s.stack));
+      if (tail.includes(MARKERS.partial)) partial += w;
+      if (tail.includes(MARKERS.waiting)) waiting += w;
+    }
   }
-  return { total, idle, busy: total - idle };
+  return { total, idle, busy: total - idle, partial, waiting };
 }
 
 // The busy samples of a thread grouped by stack: readers share one array
@@ -343,7 +374,9 @@ function byStack(thread) {
 /**
  * Per function: self weight (leaf of the sample) and total weight (anywhere
  * on the stack, counted once per sample even when recursive). Sorted by
- * self, then total. Idle samples are not functions and are left out.
+ * self, then total. Idle samples are not functions and are left out, and so
+ * are markers (MARKERS): a sample that ends in one gives its self weight to
+ * the last real frame before it (none if it has none).
  */
 export function functionTable(thread) {
   const rows = new Map();
@@ -353,8 +386,10 @@ export function functionTable(thread) {
     return r;
   };
   for (const [stack, w] of byStack(thread)) {
-    row(stack[stack.length - 1]).self += w;
-    const seen = new Set(stack);
+    const n = realDepth(stack);
+    if (!n) continue;
+    row(stack[n - 1]).self += w;
+    const seen = new Set(n === stack.length ? stack : stack.slice(0, n));
     for (const name of seen) row(name).total += w;
   }
   return [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -390,11 +425,14 @@ export function callTree(thread) {
   return root;
 }
 
-/** Sample weight in which `name` is on the stack (total) or the leaf (self). */
+/**
+ * Sample weight in which `name` is on the stack (total) or the leaf (self;
+ * the leaf is the last real frame, before any marker, as in functionTable).
+ */
 export function weightOf(thread, name, { self = false } = {}) {
   let w = 0;
   for (const [stack, sw] of byStack(thread)) {
-    if (self ? stack[stack.length - 1] === name : stack.includes(name)) w += sw;
+    if (self ? stack[realDepth(stack) - 1] === name : stack.includes(name)) w += sw;
   }
   return w;
 }

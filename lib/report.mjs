@@ -45,7 +45,9 @@ function describeDrops(profile) {
   const d = s.dropped && typeof s.dropped === 'object' ? s.dropped : {};
   const n = (v, dflt) => printable(textOf(v ?? dflt));
   return `samples taken ${n(s.samplesTaken, '?')}, dropped ${n(s.samplesDropped, 0)}` +
-    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)}); events dropped ${n(d.events, 0)}` +
+    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)})` +
+    (s.partialStack !== undefined ? `, partial stack ${n(s.partialStack)} (kept)` : '') +
+    `; events dropped ${n(d.events, 0)}` +
     (s.ticksMissed !== undefined ? `; sampler ticks missed ${n(s.ticksMissed)}` : '');
 }
 
@@ -70,10 +72,13 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }
   for (const t of threads) {
-    const { total, idle } = threadTotals(t);
+    const { total, idle, partial, waiting } = threadTotals(t);
     out.push('');
     const span = profile.intervalUs ? ` = ${fmtMs(weightToMs(profile, total))} ms sampled` : '';
-    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})`);
+    // Markers: their self time went to the frame above them (functionTable).
+    const marked = (partial ? `, ${partial} partial stack (${pct(partial, total)})` : '') +
+      (waiting ? `, ${waiting} waiting (${pct(waiting, total)})` : '');
+    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})${marked}`);
     const rows = functionTable(t);
     if (!rows.length) {
       out.push('    (no busy samples)');
