@@ -35,6 +35,9 @@ for (const dir of builds) {
   }
 }
 const ROUNDS = Number(roundsArg || 7);
+// WT_COMPARE_HOT_ONLY=1: only the hot path (Node and Chromium), so that
+// many short rounds fit where the machine is loaded.
+const HOT_ONLY = process.env.WT_COMPARE_HOT_ONLY === '1';
 const MS = 1500; // busy time of each sampler page
 
 const median = (xs) => {
@@ -120,9 +123,9 @@ try {
       const callNs = nsPerCall(dir, 'instrumented') - nsPerCall(dir, 'plain');
       const callNsChromium = (await nsPerCallChromium(browser, servers[i].url, 'instrumented')) -
         (await nsPerCallChromium(browser, servers[i].url, 'plain'));
-      const heavy = callHeavy(dir);
-      const s1 = await samplerPage(browser, servers[i].url, 4, 1000);
-      const s10 = await samplerPage(browser, servers[i].url, 1, 100);
+      const heavy = HOT_ONLY ? undefined : callHeavy(dir);
+      const s1 = HOT_ONLY ? {} : await samplerPage(browser, servers[i].url, 4, 1000);
+      const s10 = HOT_ONLY ? {} : await samplerPage(browser, servers[i].url, 1, 100);
       results[i].push({ callNs, callNsChromium, heavy, s1, s10 });
     }
     console.error(`round ${round + 1}/${ROUNDS} done`);

@@ -239,7 +239,7 @@ const char *wt_registry_scope_name(uint32_t id) {
 /* Copies a moving stack: see "No sample lost to a moving stack" in
  * registry.h for why the kept prefix is true. A few tries for a complete
  * copy; if none is, the one that proves the longest prefix. */
-#define STACK_COPY_TRIES 4
+#define STACK_COPY_TRIES 8 /* as many as the whole-word check had: never fewer complete copies */
 int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial) {
   uint64_t raw[WT_MAX_DEPTH];
   int best = -1;

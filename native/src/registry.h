@@ -85,6 +85,9 @@
  * The argument above needs two orders: the frame store of a push becomes
  * visible after every earlier store of `top` (so that k <= P1 + 1), and
  * the stores before top0's store are visible to a reader that saw top0.
+ * It also needs a slot's 64-bit store to be seen whole (tag and id of one
+ * push), as `top`'s always did: the reader's loads are atomic, and an
+ * aligned i64.store is one instruction on 64-bit CPUs.
  * The host build says so with release stores of the frame and of `top`
  * (a plain move on x86) and the reader's acquire load and fence.
  * ThreadSanitizer runs the host tests and shows there is no data race,
