@@ -237,8 +237,9 @@ const char *wt_registry_scope_name(uint32_t id) {
 }
 
 /* Copies a moving stack: see "No sample lost to a moving stack" in
- * registry.h for why the kept prefix is true. A few tries for a complete
- * copy; if none is, the one that proves the longest prefix. */
+ * registry.h for why the kept prefix is true. Up to STACK_COPY_TRIES tries
+ * for a complete copy; if none is, the one that proves the longest
+ * prefix. */
 #define STACK_COPY_TRIES 8 /* as many as the whole-word check had: never fewer complete copies */
 int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial) {
   uint64_t raw[WT_MAX_DEPTH];
@@ -257,7 +258,9 @@ int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial) {
     uint32_t p0 = (uint32_t)WT_TOP_PUSHES(before), span = (uint32_t)WT_TOP_PUSHES(after) - p0;
     uint32_t m = 0;
     while (m < n && (uint32_t)(WT_SLOT_TAG(raw[m]) - p0 - 1u) > span) m++;
-    if ((int)m > best) {
+    /* A complete copy wins over any partial one, even a longer one: its
+     * leaf is known, so self time goes where it belongs. */
+    if ((int)m > best || m == n) {
       for (uint32_t i = 0; i < m; i++) out[i] = WT_SLOT_ID(raw[i]);
       best = (int)m;
       best_depth = d;
