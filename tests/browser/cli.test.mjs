@@ -92,8 +92,8 @@ describe('wasmtrace record', () => {
     assert.equal(r.status, 0, r.all);
     assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
     assert.match(r.stdout, /session 'startup': stopped, chrome trace .*startup\.json\.gz/);
-    assert.match(r.stdout, /\n {2}main +\d+ +\d+ +\S/);
-    assert.match(r.stdout, /\n {2}asset-decoder-0 +\d+ +\d+ +inflate_block/);
+    assert.match(r.stdout, /\n {2}main +\d+ +\d+ +\d+ +\S/);
+    assert.match(r.stdout, /\n {2}asset-decoder-0 +\d+ +\d+ +\d+ +inflate_block/);
     assert.match(r.stdout, /top self functions, all threads/);
     assert.match(r.stdout, /wasmtrace report .*startup\.json\.gz --html/);
     const p = readProfile(readFileSync(join(out, 'sample/startup.json.gz')));
@@ -178,7 +178,7 @@ describe('wasmtrace record', () => {
       const r = results.pool1;
       assert.equal(r.status, 0, r.all);
       assert.match(r.stdout, /session 'startup': stopped, chrome trace/);
-      assert.match(r.stdout, /\n {2}sieve +\d+ +\d+ +\S/);
+      assert.match(r.stdout, /\n {2}sieve +\d+ +\d+ +\d+ +\S/);
     });
 
     test('a page that sets no config and gets none: no sessions, and how to give one', () => {
