@@ -30,10 +30,11 @@ took() {
 # that open it, `wasmtrace record` (which also builds apps with emcc), and
 # the pthread pool (limits: wasmtrace adds a pool worker through internals)
 # and the JS API under faults (shim: it reads Emscripten's abort and exit
-# state).
+# state), and the moving-stack test (the hooks' stores as each emcc
+# compiles them, raced by the sampler).
 TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
-  tests/browser/limits.test.mjs tests/browser/shim.test.mjs)
+  tests/browser/limits.test.mjs tests/browser/shim.test.mjs tests/browser/moving.test.mjs)
 # Native unit tests as wasm, then the toolchain tests, on one wasm tree.
 toolchain_tests() {
   local dir=$1
