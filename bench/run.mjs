@@ -14,6 +14,9 @@
 //   6. while the main thread is busy: achieved rate of main and of a pthread
 //      vs requested, lateness, and how long stop() takes (the figures the
 //      tests leave to this benchmark: a loaded machine changes them)
+//   7. call-heavy code (bench/callheavy.mjs): ticks dropped and kept
+//      partial while the stack never stops moving, and the phase-share
+//      error per recording; also written to docs/benchmarks.json
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
 // Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
@@ -26,6 +29,7 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
+import { callHeavyFigures, callHeavyTable, writeFigures } from './callheavy.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -304,6 +308,10 @@ try {
   await server.close();
 }
 
+log('call-heavy code: dropped and partial ticks, phase shares (Node)');
+results.callHeavy = callHeavyFigures(wasm, RUNS);
+writeFigures(results.callHeavy.figures);
+
 // ---- report ---------------------------------------------------------------
 
 const hotRows = [];
@@ -418,7 +426,22 @@ ${appRows.join('\n')}
 - -finstrument-functions (no session) vs scopes only (no session): ${ratio('-finstrument-functions, no session', 'scopes, no session')}× (the hooks themselves)
 - V8 CPU profiler at 1 ms vs compiled out: **${ratio('compiled out + V8 CPU profiler, 1 ms', 'compiled out')}×**
 
-${mainBusySection(results.mainBusy)}`;
+${mainBusySection(results.mainBusy)}
+
+## 7. Call-heavy code: a stack that never stops moving
+
+\`bench/callheavy.c\` in Node, built with -finstrument-functions, sampled at
+10 kHz for 2 s per run: the main thread alternates a qsort of 20,000
+strings through a per-character comparator (cmp_entries → key_less →
+char_code, a few ns per call) and a recursive evaluator, and times each
+phase itself. Dropped: ticks lost because the stack moved during every copy
+(\`sampler.torn_pct.callheavy\`); partial: ticks kept with a true prefix and
+a "(partial stack)" leaf (\`sampler.truncated_pct.callheavy\`); max error:
+the sort phase's share of the phase samples in the trace minus its measured
+share (\`fidelity.callheavy.max_pp\`; the evaluator's error is the same,
+mirrored). Per run, not pooled (\`node bench/callheavy.mjs RUNS\`):
+
+${callHeavyTable(results.callHeavy.runs)}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 writeFileSync(join(root, 'docs/BENCHMARKS.md'), md);
 console.log(md);

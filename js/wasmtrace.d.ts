@@ -41,6 +41,8 @@ export interface WasmtraceStats {
   samplesWritten: number;
   samplesDropped: number;
   samplesDroppedBufferFull: number;
+  /** Always 0 since the moving-stack protocol (see samplesPartial); kept
+   * for compatibility. */
   samplesDroppedTornStack: number;
   eventsWritten: number;
   eventsDropped: number;
@@ -57,6 +59,10 @@ export interface WasmtraceStats {
   threadsRefused: number;
   /** Thread records at once (256). */
   threadsLimit: number;
+  /** Samples kept with only a true prefix of their stack, marked
+   * "(partial stack)": the stack moved during every copy try. Counted in
+   * samplesTaken and samplesWritten, not in samplesDropped. */
+  samplesPartial: number;
   /** Samples (of samplesTaken) whose thread was blocked in a wait (mutex,
    * condition variable, join, semaphore, sleep): they keep their stack and
    * end in a "(waiting)" frame. Always 0 in an app not linked with

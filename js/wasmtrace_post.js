@@ -19,7 +19,7 @@
   var STAT_KEYS = ['samplesTaken', 'samplesWritten', 'samplesDropped', 'samplesDroppedBufferFull',
     'samplesDroppedTornStack', 'eventsWritten', 'eventsDropped', 'ticksMissed', 'bytesEncoded',
     'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit',
-    'samplesWaiting'];
+    'samplesPartial', 'samplesWaiting'];
   var PUMP_INTERVAL_MS = 25;
   var CANNOT_FINISH = '; sessions cannot finish';
   var sessions = {};
@@ -126,7 +126,7 @@
     if (!statsPtr) {
       if (aborted) return null;
       statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
-      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (96 bytes)');
+      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (120 bytes)');
     }
     c('wt_js_session_stats')(id, statsPtr);
     var out = {};

@@ -32,13 +32,14 @@ took() {
 # and the JS API under faults (shim: it reads Emscripten's abort and exit
 # state), the output policy (outputs: the damage check stats the VFS through
 # Emscripten's fstat), `record` under faults (record-faults: aborts and
-# exits as each version reports them), and the waiting state (waiting: it
+# exits as each version reports them), the waiting state (waiting: it
 # relies on every blocking wait ending in emscripten_futex_wait, which the
-# link wraps).
+# link wraps), and the moving-stack test (the hooks' stores as each emcc
+# compiles them, raced by the sampler).
 TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/limits.test.mjs tests/browser/shim.test.mjs tests/browser/outputs.test.mjs
-  tests/browser/record-faults.test.mjs tests/browser/waiting.test.mjs)
+  tests/browser/record-faults.test.mjs tests/browser/waiting.test.mjs tests/browser/moving.test.mjs)
 # Native unit tests as wasm, then the toolchain tests, on one wasm tree.
 toolchain_tests() {
   local dir=$1

@@ -154,6 +154,7 @@ wt_status wt_session_stats_get(int id, wt_session_stats *out) {
   out->samples_written = atomic_load(&s->samples_written);
   out->samples_dropped_full = atomic_load(&s->samples_dropped_full);
   out->samples_torn = atomic_load(&s->samples_torn);
+  out->samples_partial = atomic_load(&s->samples_partial);
   out->samples_waiting = atomic_load(&s->samples_waiting);
   out->samples_dropped = out->samples_dropped_full + out->samples_torn;
   out->events_written = atomic_load(&s->events_written);

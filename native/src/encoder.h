@@ -75,6 +75,7 @@ typedef struct wt_session_thread {
 /* The session's counters as the stats record states them. */
 typedef struct wt_stats_rec {
   uint64_t samples_taken, samples_written, samples_full, samples_torn;
+  uint64_t samples_partial; /* kept with only a true prefix of the stack */
   uint64_t events_written, events_dropped, ticks_missed, threads_dropped;
   uint64_t threads_seen, high_water, worker_busy_us, lateness_p50, lateness_p99;
   uint64_t allocations_refused; /* this session's allocations refused (mem.h) */

@@ -73,18 +73,19 @@ WT_I_EXPORT void wt_js_memory(double *out) {
   out[3] = (double)sizeof(wt_session);
 }
 
-/* Fills out[0..15) with the stats as doubles (exact below 2^53), in the
+/* Fills out[0..16) with the stats as doubles (exact below 2^53), in the
  * order of STAT_KEYS in js/wasmtrace_post.js. */
 WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
   wt_session_stats st;
   wt_status rc = wt_session_stats_get(id, &st);
   if (rc != WT_OK) memset(&st, 0, sizeof st); /* unknown id: all zero */
-  const uint64_t v[15] = {st.samples_taken,  st.samples_written, st.samples_dropped,
+  const uint64_t v[16] = {st.samples_taken,  st.samples_written, st.samples_dropped,
                           st.samples_dropped_full, st.samples_torn, st.events_written,
                           st.events_dropped, st.ticks_missed, st.bytes_encoded,
                           st.bytes_written, st.threads, st.buffer_high_water,
-                          st.threads_refused, st.threads_limit, st.samples_waiting};
-  for (int i = 0; i < 15; i++) out[i] = (double)v[i];
+                          st.threads_refused, st.threads_limit, st.samples_partial,
+                          st.samples_waiting};
+  for (int i = 0; i < 16; i++) out[i] = (double)v[i];
   return rc;
 }
 

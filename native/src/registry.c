@@ -252,21 +252,40 @@ const char *wt_registry_scope_name(uint32_t id) {
   return reg.names[index];
 }
 
-int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth) {
-  for (int attempt = 0; attempt < 8; attempt++) {
+/* Copies a moving stack: see "No sample lost to a moving stack" in
+ * registry.h for why the kept prefix is true. Up to STACK_COPY_TRIES tries
+ * for a complete copy; if none is, the one that proves the longest
+ * prefix. */
+#define STACK_COPY_TRIES 8 /* as many as the whole-word check had: never fewer complete copies */
+int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial) {
+  uint64_t raw[WT_MAX_DEPTH];
+  int best = -1;
+  uint32_t best_depth = 0;
+  for (int attempt = 0; attempt < STACK_COPY_TRIES; attempt++) {
     uint64_t before = atomic_load_explicit(&t->top, memory_order_acquire);
     uint32_t d = WT_TOP_DEPTH(before);
     uint32_t n = d < WT_MAX_DEPTH ? d : WT_MAX_DEPTH;
-    for (uint32_t i = 0; i < n; i++)
-      out[i] = atomic_load_explicit(&t->frames[i], memory_order_relaxed);
+    /* Deepest first: the slots that change most often are read closest
+     * to `before`, which makes their window shortest. */
+    for (uint32_t i = n; i-- > 0;) raw[i] = atomic_load_explicit(&t->frames[i], memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     uint64_t after = atomic_load_explicit(&t->top, memory_order_relaxed);
-    if (after == before) {
-      *depth = d;
-      return (int)n;
+    /* Tags written during the copy: (P0, P1 + 1], mod 2^32. */
+    uint32_t p0 = (uint32_t)WT_TOP_PUSHES(before), span = (uint32_t)WT_TOP_PUSHES(after) - p0;
+    uint32_t m = 0;
+    while (m < n && (uint32_t)(WT_SLOT_TAG(raw[m]) - p0 - 1u) > span) m++;
+    /* A complete copy wins over any partial one, even a longer one: its
+     * leaf is known, so self time goes where it belongs. */
+    if ((int)m > best || m == n) {
+      for (uint32_t i = 0; i < m; i++) out[i] = WT_SLOT_ID(raw[i]);
+      best = (int)m;
+      best_depth = d;
     }
+    if (m == n) break;
   }
-  return -1;
+  *depth = best_depth;
+  *partial = (uint32_t)best < (best_depth < WT_MAX_DEPTH ? best_depth : WT_MAX_DEPTH);
+  return best;
 }
 
 void wt_registry_reset(void) {

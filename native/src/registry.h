@@ -12,16 +12,15 @@
  * which lives on its own cache line so the owner's hot line is never
  * written by the worker.
  *
- * Shadow stack publication (one writer, one concurrent reader):
+ * Shadow stack publication (one writer, one concurrent reader that never
+ * stops it; see "No sample lost to a moving stack" below):
  *   top = (pushes << 32) | depth
- *   push: frames[depth] = id; publish top + (1 << 32) + 1
+ *   push: frames[depth] = (tag << 32) | id, tag = low 32 bits of the new
+ *         push count; publish top + (1 << 32) + 1
  *   pop:  publish top - 1
- * A reader loads top, copies frames[0..depth), loads top again, and keeps
- * the copy only if the whole word is unchanged. A frame is only overwritten
- * by a push, every push bumps the count, and a push stores its frame before
- * publishing: comparing the push count alone would accept a frame stored by
- * a push that pops left room for but has not published yet (found by
- * tests/native/test_stack.c).
+ * Every frame slot carries the number of the push that wrote it, so the
+ * reader can tell which slots the owner rewrote while it copied them and
+ * keep the rest (wt_stack_copy).
  */
 #ifndef WT_REGISTRY_H
 #define WT_REGISTRY_H
@@ -45,20 +44,61 @@
 #define WT_TOP_DEPTH(top) ((uint32_t)(top))
 #define WT_TOP_PUSHES(top) ((top) >> 32)
 #define WT_TOP_PUSH_STEP ((UINT64_C(1) << 32) + 1)
+/* A frame slot: the frame id in the low half, the tag (the push count
+ * that wrote it, mod 2^32) in the high half. */
+#define WT_SLOT_ID(slot) ((uint32_t)(slot))
+#define WT_SLOT_TAG(slot) ((uint32_t)((slot) >> 32))
 
-/* Publishing stores of the shadow stack: the ARM question, settled.
+/* No sample lost to a moving stack (issue 16): the copy protocol.
  *
- * The protocol above is correct when the frame store and both stores of
- * `top` become visible to the sampler in program order. The host build
- * says so with release stores (a plain move on x86). ThreadSanitizer runs
- * the host tests and shows there is no data race, but it does not model
- * the reader's fence, so the ordering itself is checked by test_stack.c's
- * race tests (host and wasm). The wasm build uses plain stores
- * behind a compiler barrier: the compiler keeps their order, and x86 makes
- * stores visible in program order, but the wasm memory model does not
- * promise it, and a weakly ordered CPU (ARM: Apple Silicon, Android) may
- * let the sampler see a `top` before the frame it covers, or a frame before
- * the pop that freed its slot.
+ * The sampler cannot stop the owner, and in call-dense code the owner
+ * pushes and pops every few nanoseconds, so "copy until `top` did not
+ * change" failed most tries. Instead, wt_stack_copy keeps what it can
+ * prove. It loads top0 = (P0, D0) (acquire), copies the slots deepest
+ * first (the slots most likely to change are read closest to top0), then
+ * an acquire fence, then loads top1 = (P1, D1). Tags are push counts mod
+ * 2^32.
+ *  - A slot i < D0 whose tag is not in the window (P0, P1 + 1] holds the
+ *    entry that was at depth i when top0 was published. A slot changes
+ *    only by a push; all pushes before top0's store are older than P0 + 1,
+ *    and the last of them at depth i wrote exactly that entry; coherence
+ *    and the acquire of top0 rule out any older value. A value from a
+ *    push k after top0 has tag k > P0; its frame store follows push k-1's
+ *    `top` store in program order, so after the fence top1 shows at least
+ *    k-1: k <= P1 + 1 (the +1 is a push whose frame is visible and whose
+ *    `top` is not yet, the unpublished-push bug test_stack.c recalls).
+ *  - So the longest prefix [0, m) of slots outside the window is a true
+ *    prefix of the stack the thread had at top0. m == D0 (or the frame
+ *    limit) is a complete, exact sample even if `top` moved meanwhile; a
+ *    shorter m is kept as a partial sample, marked "(partial stack)" under
+ *    its deepest known frame: total time stays right, self time goes to
+ *    the caller of the frames that moved. An old entry whose tag aliases
+ *    into the window only cuts conservatively. The one thing it cannot
+ *    see is 2^32 pushes during one copy (seconds of a thread that runs
+ *    while the sampler is descheduled inside a copy of a few hundred
+ *    loads), which the old whole-word check could not see either.
+ *  - Nothing is dropped: D0 == 0 is a complete, empty copy; D0 > 0 with
+ *    m == 0 still says "busy, not idle" (root -> "(partial stack)").
+ *
+ * Publishing stores of the shadow stack: the ARM question, settled.
+ *
+ * The argument above needs two orders: the frame store of a push becomes
+ * visible after every earlier store of `top` (so that k <= P1 + 1), and
+ * the stores before top0's store are visible to a reader that saw top0.
+ * It also needs a slot's 64-bit store to be seen whole (tag and id of one
+ * push), as `top`'s always did: the reader's loads are atomic, and an
+ * aligned i64.store is one instruction on 64-bit CPUs.
+ * The host build says so with release stores of the frame and of `top`
+ * (a plain move on x86) and the reader's acquire load and fence.
+ * ThreadSanitizer runs the host tests and shows there is no data race,
+ * but it does not model the reader's fence, so the ordering itself is
+ * checked by test_stack.c's race tests and the moving-stack test (host
+ * and wasm). The wasm build uses plain stores behind a compiler barrier:
+ * the compiler keeps their order, and x86 makes stores visible in program
+ * order, but the wasm memory model does not promise it, and a weakly
+ * ordered CPU (ARM: Apple Silicon, Android) may let the sampler see a
+ * `top` before the frame it covers, or a new frame before the `top` that
+ * preceded it.
  *
  * Cost of a correct publication, measured (bench/publish.mjs: same run,
  * 15 interleaved rounds, medians, x86, Node 20 and Chromium): a
@@ -67,30 +107,33 @@
  * wasm atomic store is sequentially consistent (an xchg on x86). Even one
  * atomic store per push and pop (only `top`, WT_PUBLISH_RELEASE_TOP; not
  * enough, since a later frame store may still pass the pop's store) adds
- * ~21-22 ns.
+ * ~21-22 ns. The tagged frame is one 64-bit store in place of a 32-bit one
+ * and its tag comes from the `top` already loaded: no extra memory access
+ * (docs/BENCHMARKS.md, "Moving-stack protocol").
  *
  * Choice: plain stores stay. What a reorder can do is bounded: the sampler
  * never reads out of bounds (the depth is clamped), and only a copy made
- * inside the CPU's store-reorder window after a push or pop (nanoseconds),
- * with no later store of `top` visible, can be stale: it shows at that
- * depth the frame that was there before, a plausible stack wrong in its
- * leaf. We expect that in a tiny fraction of samples (of the order of the
- * window over the sampling period, 100 us or more), unmeasured on ARM. The
- * app itself is never affected. Validation: test_stack.c's race tests
- * (host with release stores, and wasm with these plain stores, in V8 on
- * x86) never accept a torn or misplaced copy; the browser fidelity test
- * checks self-time shares end to end. ARM is not tested here. A build that
- * needs exact stacks on ARM configures wasmtrace with
+ * inside the CPU's store-reorder window after a push or pop (nanoseconds)
+ * can be wrong: a frame store seen early carries a tag the window cuts;
+ * a frame store seen late shows at that depth the frame that was there
+ * before, a plausible stack wrong in its leaf. We expect that in a tiny
+ * fraction of samples (of the order of the window over the sampling
+ * period, 100 us or more), unmeasured on ARM. The app itself is never
+ * affected. Validation: test_stack.c's race and moving-stack tests (host
+ * with release stores, and wasm with these plain stores, in V8 on x86)
+ * never accept a copy that is not a true stack or prefix; the browser
+ * fidelity test checks self-time shares end to end. ARM is not tested
+ * here. A build that needs exact stacks on ARM configures wasmtrace with
  * -DWASMTRACE_ATOMIC_STACKS=ON (defines WT_PUBLISH_ATOMIC: the host
- * build's stores) and pays the cost above. The event rings always publish with real release stores
- * (scope.c): an event already pays a clock read. */
+ * build's stores) and pays the cost above. The event rings always publish
+ * with real release stores (scope.c): an event already pays a clock read. */
 #if defined(__EMSCRIPTEN__) && !defined(WT_PUBLISH_ATOMIC)
 #define WT_I_PUBLISH_U64(ptr, value)                    \
   do {                                                  \
     atomic_signal_fence(memory_order_seq_cst);          \
     *(volatile uint64_t *)(void *)(ptr) = (value);      \
   } while (0)
-#define WT_I_STORE_FRAME(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
+#define WT_I_STORE_FRAME(ptr, value) (*(volatile uint64_t *)(void *)(ptr) = (value))
 #define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
 #define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
 #define WT_I_STORE_WAITING(ptr, value)                  \
@@ -146,7 +189,7 @@ typedef struct wt_open_scope {
 typedef struct wt_thread {
   /* --- owner-written hot line(s) ---------------------------------------- */
   _Alignas(64) _Atomic uint64_t top;
-  _Atomic uint32_t frames[WT_MAX_DEPTH];
+  _Atomic uint64_t frames[WT_MAX_DEPTH]; /* tag << 32 | frame id (see above) */
   _Atomic uint32_t ring_write;    /* free-running; owner writes */
   uint32_t ring_read_cache;       /* owner's last view of ring_read */
   uint32_t ring_gap;              /* owner-only: an event was dropped */
@@ -241,11 +284,14 @@ uint64_t wt_registry_threads_reclaimed(void);
  * sampled it or holds its open scopes still encoding (worker.c). */
 void wt_registry_reclaim(uint32_t slot);
 
-/* Copies a thread's shadow stack. Returns the number of frames copied into
- * out (capacity WT_MAX_DEPTH) and stores the true depth in *depth (which may
- * be larger than WT_MAX_DEPTH), or -1 if the stack changed during every try
- * (the caller counts it as a torn sample). Worker only. */
-int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth);
+/* Copies a thread's shadow stack while it may move (protocol above).
+ * Returns the number of frames copied into out (capacity WT_MAX_DEPTH), a
+ * true prefix of a stack the thread had during the call, and stores that
+ * stack's depth in *depth (which may be larger than WT_MAX_DEPTH). Sets
+ * *partial to 1 if the copy is shorter than min(*depth, WT_MAX_DEPTH)
+ * because frames moved during every try (the caller marks the sample),
+ * else 0. Never fails. Worker only. */
+int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial);
 
 /* Frees everything and forgets all threads: wt_runtime_reset_for_testing
  * only (no other thread may be using wasmtrace). */

@@ -660,6 +660,7 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .samples_written = atomic_load(&s->samples_written),
       .samples_full = atomic_load(&s->samples_dropped_full),
       .samples_torn = atomic_load(&s->samples_torn),
+      .samples_partial = atomic_load(&s->samples_partial),
       .samples_waiting = atomic_load(&s->samples_waiting),
       .events_written = atomic_load(&s->events_written),
       .events_dropped = atomic_load(&s->events_dropped),
@@ -718,10 +719,6 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   wt_json_u64(j, r->samples_written + v->nsamples - lost);
   wt_json_lit(j, ",\"samplesDropped\":");
   wt_json_u64(j, torn + full);
-  /* Samples whose thread was blocked in a wait (they keep their stack,
-   * with a "(waiting)" leaf). */
-  wt_json_lit(j, ",\"waiting\":");
-  wt_json_u64(j, r->samples_waiting);
   wt_json_lit(j, ",\"dropped\":{\"bufferFull\":");
   wt_json_u64(j, full);
   wt_json_lit(j, ",\"tornStack\":");
@@ -730,7 +727,14 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   wt_json_u64(j, r->events_dropped + t->events_dropped);
   wt_json_lit(j, ",\"threadsNotRegistered\":");
   wt_json_u64(j, r->threads_dropped);
-  wt_json_lit(j, "},\"eventsWritten\":");
+  /* Kept samples, not drops: only a true prefix of their stack is known. */
+  wt_json_lit(j, "},\"partialStack\":");
+  wt_json_u64(j, r->samples_partial);
+  /* Samples whose thread was blocked in a wait (they keep their stack,
+   * with a "(waiting)" leaf). */
+  wt_json_lit(j, ",\"waiting\":");
+  wt_json_u64(j, r->samples_waiting);
+  wt_json_lit(j, ",\"eventsWritten\":");
   wt_json_u64(j, r->events_written + t->events_written);
   wt_json_lit(j, ",\"ticksMissed\":");
   wt_json_u64(j, r->ticks_missed);

@@ -139,6 +139,9 @@ wt_status wt_session_setup_output(wt_session *s);
  * with no flags is "(idle)". Worker only. */
 void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *frames, int n,
                               double ts_us, uint32_t flags);
+/* Counts a sample whose stack could not be read at all (stats "tornStack").
+ * The moving-stack protocol never gives up on a stack (registry.h), so the
+ * worker no longer calls it; kept for the stats record's compatibility. */
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 void wt_session_free_buffers(wt_session *s);

@@ -10,9 +10,12 @@
  * cannot overflow in practice, so there is no branch for it. */
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
+  uint64_t next = top + WT_TOP_PUSH_STEP;
   uint32_t depth = WT_TOP_DEPTH(top);
-  if (__builtin_expect(depth < WT_MAX_DEPTH, 1)) WT_I_STORE_FRAME(&t->frames[depth], id);
-  WT_I_PUBLISH_U64(&t->top, top + WT_TOP_PUSH_STEP);
+  /* The slot's tag is the new push count: the high half of `next`. */
+  if (__builtin_expect(depth < WT_MAX_DEPTH, 1))
+    WT_I_STORE_FRAME(&t->frames[depth], (next & ~(uint64_t)UINT32_MAX) | id);
+  WT_I_PUBLISH_U64(&t->top, next);
   return depth;
 }
 

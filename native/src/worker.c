@@ -66,8 +66,8 @@
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
-  int *depths;                      /* frames copied, -1 if torn, -2 if not sampled */
-  uint8_t *flags;                   /* WT_SAMPLE_* of each copy */
+  int *depths;                      /* frames copied, -2 if not sampled */
+  uint8_t *flags;                   /* WT_SAMPLE_* of each slot's copy */
   uint32_t cap;
   double us_per_item;               /* measured cost of encoding one sample or event */
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
@@ -334,9 +334,11 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
       continue;
     }
     uint32_t depth;
-    int n = wt_stack_copy(t, ws->stacks[slot], &depth);
+    int partial;
+    int n = wt_stack_copy(t, ws->stacks[slot], &depth, &partial);
     /* Read after the copy: a thread that waits does not move its stack. */
-    ws->flags[slot] = atomic_load_explicit(&t->waiting, memory_order_relaxed) ? WT_SAMPLE_WAITING : 0;
+    ws->flags[slot] = (partial ? WT_SAMPLE_PARTIAL : 0) |
+                      (atomic_load_explicit(&t->waiting, memory_order_relaxed) ? WT_SAMPLE_WAITING : 0);
     /* The start routine pushed as a base frame (threads.c) and pushed
      * again by its own hook when it is instrumented: shown once. */
     if (n >= 2 && ws->stacks[slot][0] == ws->stacks[slot][1] &&
@@ -370,10 +372,8 @@ static double sample_tick(worker_state *ws, int nsessions) {
     if (!sample_due(s, t)) continue;
     for (uint32_t slot = 0; slot < nthreads; slot++) {
       if (ws->depths[slot] == -2) continue;
-      if (ws->depths[slot] < 0)
-        wt_session_record_torn(s);
-      else
-        wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t, ws->flags[slot]);
+      wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t,
+                               ws->flags[slot]);
     }
     double period = s->config.interval_us;
     double point = floor(t / period) * period; /* this tick's grid point */

@@ -179,7 +179,7 @@ describe('wasmtrace record', () => {
       const r = results.pool1;
       assert.equal(r.status, 0, r.all);
       assert.match(r.stdout, /session 'startup': stopped, chrome trace/);
-      assert.match(r.stdout, /\n {2}sieve +\d+ +\d+ +\S/);
+      assert.match(r.stdout, /\n {2}sieve +\d+ +\d+ +\d+ +\S/);
     });
 
     test('a page that sets no config and gets none: no sessions, and how to give one', () => {

@@ -353,6 +353,8 @@ describe('names with hostile characters reach the readers as each format promise
     assert.ok(ss.profiles.some((p) => p.thread === THREAD1), `speedscope profiles: ${ss.profiles.map((p) => JSON.stringify(p.name))}`);
     const frames = new Set(ss.exported.shared.frames.map((f) => f.name));
     for (const n of NAMES) assert.ok(frames.has(n), `speedscope frame ${JSON.stringify(n)}`);
+    // A sample kept with only a prefix of its stack: a leaf frame of its own.
+    assert.ok(frames.has('(partial stack)'), 'speedscope frame "(partial stack)"');
   });
 
   test('folded: speedscope shows them with ";" as ":" and control characters as spaces', async () => {
@@ -362,6 +364,7 @@ describe('names with hostile characters reach the readers as each format promise
     assert.deepEqual([...roots.values()].map((r) => r.total), [5, 5]);
     const frames = new Set(ss.exported.shared.frames.map((f) => f.name));
     for (const n of NAMES) assert.ok(frames.has(foldedName(n)), `speedscope frame ${JSON.stringify(foldedName(n))}`);
+    assert.ok(frames.has('(partial stack)'), 'speedscope frame "(partial stack)"');
   });
 
   test('firefox: the Firefox Profiler shows them unchanged', { skip: haveProfilerCli ? false : NO_CLI }, async () => {
@@ -369,6 +372,6 @@ describe('names with hostile characters reach the readers as each format promise
     assert.deepEqual(fx.threads.map((x) => x.name), ['main', THREAD1]);
     assert.deepEqual(fx.threads.map((x) => x.totalSamples), [5, 5]);
     const fns = new Set(fx.threads.flatMap((x) => x.selfSamples.map(([k]) => k)));
-    for (const n of ['semi;colon', 'new\nline', 'quote"back\\slash', 'bad \uFFFD\uFFFD utf8']) assert.ok(fns.has(n), `function ${JSON.stringify(n)}: ${[...fns].map((x) => JSON.stringify(x))}`);
+    for (const n of ['semi;colon', 'new\nline', 'quote"back\\slash', 'bad \uFFFD\uFFFD utf8', '(partial stack)']) assert.ok(fns.has(n), `function ${JSON.stringify(n)}: ${[...fns].map((x) => JSON.stringify(x))}`);
   });
 });

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { callTree, detectFormat, functionTable, readProfile, threadTotals } from '../../lib/profile.mjs';
+import { callTree, detectFormat, functionTable, readProfile, threadTotals, weightOf } from '../../lib/profile.mjs';
 import { htmlReport, printable, reportData, textReport } from '../../lib/report.mjs';
 import { assertRan, assertTimeBelow, samplesIn, timeIn } from '../../js/playwright.mjs';
 
@@ -160,6 +160,24 @@ describe('hand-written files', () => {
     assert.equal(p.session.stats, undefined, 'the stats are not part of the session');
     assert.deepEqual(p.stats, record.stats);
     assert.deepEqual(p.threads.map((t) => [t.name, threadTotals(t)]), [['main', { total: 3, idle: 1, busy: 2, partial: 0, waiting: 0 }]]);
+  });
+
+  test('a "(partial stack)" marker gives its self time to the frame above it and is counted on its own', () => {
+    const record = { intervalUs: 1000, stats: { samplesTaken: 7, samplesWritten: 7, samplesDropped: 0,
+      dropped: { bufferFull: 0, tornStack: 0 }, partialStack: 3 } };
+    const p = readProfile('main;a;b 3\nmain;a;(partial stack) 2\nmain;(partial stack) 1\nmain 1\n' +
+      `# wasmtrace ${JSON.stringify(record)}\n`);
+    const [t] = p.threads;
+    assert.deepEqual(threadTotals(t), { total: 7, idle: 1, busy: 6, partial: 3, waiting: 0 });
+    assert.deepEqual(functionTable(t), [{ name: 'b', self: 3, total: 3, waiting: 0 }, { name: 'a', self: 2, total: 5, waiting: 0 }]);
+    assert.equal(weightOf(t, 'a', { self: true }), 2);
+    // The flame graph keeps the marker: the time is busy, in frames that moved.
+    const tree = callTree(t);
+    assert.deepEqual(tree.children.map((c) => [c.name, c.value]), [['a', 5], ['(partial stack)', 1]]);
+    const report = textReport(p);
+    assert.match(report, /3 partial stack \(42\.9%\)/);
+    assert.match(report, /partial stack 3 \(kept\)/);
+    assert.doesNotMatch(report.split('by self time:')[1], /\(partial stack\)/);
   });
 
   test('a malformed stats record is a one-line error that names its line', () => {

@@ -69,7 +69,8 @@ typedef struct wt_session_stats {
   uint64_t samples_written;       /* samples encoded into the output */
   uint64_t samples_dropped;       /* samples lost: buffer full or stack unreadable */
   uint64_t samples_dropped_full;  /* ... of which: session buffer full */
-  uint64_t samples_torn;          /* ... of which: stack changed during every copy try */
+  uint64_t samples_torn;          /* ... of which: stack unreadable (kept for compatibility:
+                                   * the copy protocol no longer drops any, see samples_partial) */
   uint64_t events_written;        /* scope begin/end events encoded */
   uint64_t events_dropped;        /* events lost: per-thread ring or session buffer full */
   uint64_t ticks_missed;          /* sampler deadlines skipped because it ran late */
@@ -83,6 +84,10 @@ typedef struct wt_session_stats {
    * still needs; an exited thread's record is reused once none does. */
   uint64_t threads_refused;
   uint32_t threads_limit;         /* thread records at once (256) */
+  /* Samples written with only a true prefix of their stack (the stack
+   * moved during every copy try): marked "(partial stack)" in the trace,
+   * counted in samples_taken/samples_written, not dropped. */
+  uint64_t samples_partial;
   /* Samples (of samples_taken) whose thread was blocked in a wait: mutex,
    * condition variable, join, semaphore, sleep. Seen only in apps linked
    * with the wait wrapper (-Wl,--wrap=emscripten_futex_wait). */
