@@ -198,6 +198,7 @@ var wasmtraceLibrary = {
   // LEB128 longer than 5 bytes or cut short ends the parse, each step
   // consumes input (no loop runs past the end) and it never throws on any
   // bytes; whatever was read before a bad entry is kept.
+  $wasmtraceParseNames__deps: ['$wasmtraceCanonicalName'],
   $wasmtraceParseNames: function (bytes) {
     var names = {};
     var pos = 0;
@@ -227,13 +228,67 @@ var wasmtraceLibrary = {
           var index = u32();
           var len = u32();
           if (index < 0 || len < 0 || len > end - pos) break;
-          names[index] = decoder.decode(bytes.subarray(pos, pos + len));
+          names[index] = wasmtraceCanonicalName(decoder.decode(bytes.subarray(pos, pos + len)));
           pos += len;
         }
       }
       pos = end;
     }
     return names;
+  },
+
+  // One function, one name: `name` without the suffixes compilers and
+  // linkers add to copies of a function, so that a function's clones add up
+  // in one row. Seen in wasm name sections (clang 14 and 19): wasm-ld
+  // numbers same-named locals of different files `helper.1`,
+  // `f(int).1`; LTO renames them before demangling, which then reads
+  // `f(int) (.1)`; LLVM passes add `.llvm.N`, `.cold`, `.specialized.N`;
+  // GCC-style `.constprop.N`, `.isra.N`, `.part.N` too. Only whole
+  // dot-separated tokens at the end are cut (digits or one of these words),
+  // and only after a character that ends a C or C++ name: no C++ name
+  // contains a '.', so nothing of a real name goes. Linear in the length
+  // (no regex backtracking: the fuzzers feed it any string).
+  $wasmtraceCanonicalName: function (name) {
+    if (typeof name !== 'string') return name;
+    var words = { llvm: 1, constprop: 1, isra: 1, part: 1, cold: 1, specialized: 1, lto_priv: 1,
+      clone: 1, localalias: 1, argelim: 1, retval: 1 };
+    function isToken(t) {
+      if (!t.length || t.length > 32) return false;
+      if (words[t] === 1) return true;
+      for (var i = 0; i < t.length; i++) {
+        var c = t.charCodeAt(i);
+        if (c < 48 || c > 57) return false;
+      }
+      return true;
+    }
+    // What may precede a suffix: the end of an identifier, ')' or '>'.
+    function endsName(c) {
+      return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ||
+        c === 41 || c === 62 || c === 36;
+    }
+    var out = name;
+    for (;;) {
+      // The demangler's form: "f(int) (.llvm.123)".
+      var n = out.length;
+      if (n > 4 && out.charCodeAt(n - 1) === 41) {
+        var from = n > 64 ? n - 64 : 0;
+        var open = out.slice(from).lastIndexOf(' (.');
+        if (open >= 0) open += from;
+        if (open > 0) {
+          var inner = out.slice(open + 3, n - 1).split('.');
+          var all = inner.length > 0;
+          for (var k = 0; k < inner.length; k++) if (!isToken(inner[k])) all = false;
+          if (all && endsName(out.charCodeAt(open - 1))) {
+            out = out.slice(0, open);
+            continue;
+          }
+        }
+      }
+      var dot = out.lastIndexOf('.');
+      if (dot <= 0 || !isToken(out.slice(dot + 1)) || !endsName(out.charCodeAt(dot - 1))) break;
+      out = out.slice(0, dot);
+    }
+    return out;
   },
 
   // Writes the name of the function at wasm table index `tableIndex` into
