@@ -366,6 +366,48 @@ var wasmtraceLibrary = {
     install: function () {
       if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
       if (typeof addOnPreRun === 'function') addOnPreRun(wasmtracePool.preRun);
+      wasmtracePool.watchExhaustion();
+    },
+    // A pthread the app creates when no pool worker is free gets a new
+    // worker that starts only when the main thread returns to its event
+    // loop (strict pools refuse it: EAGAIN); if main() waits for it, the
+    // page hangs with no message (-O2 builds have no ASSERTIONS, the only
+    // case where Emscripten says so). Say it on the console, with the pool
+    // size that fits: a console line reaches DevTools and `wasmtrace
+    // record` even while the main thread stays blocked. Browsers only
+    // (Node starts such workers at once). PThread.getNewWorker: 3.1.6 and
+    // 3.1.69 alike (pthread_create calls it through the object).
+    extraThreads: 0,
+    watchExhaustion: function () {
+      if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) return;
+      if (typeof PThread !== 'object' || !PThread || typeof PThread.getNewWorker !== 'function') return;
+      var original = PThread.getNewWorker;
+      PThread.getNewWorker = function () {
+        try {
+          if (Array.isArray(PThread.unusedWorkers) && PThread.unusedWorkers.length === 0 &&
+              wasmtracePool.extraThreads < 16) {
+            wasmtracePool.extraThreads++;
+            var size = 0;
+#if PTHREAD_POOL_SIZE
+            size = {{{ PTHREAD_POOL_SIZE }}};
+#endif
+            var n = wasmtracePool.extraThreads;
+            console.warn('wasmtrace: the pthread pool is exhausted: pthread_create found no free worker ' +
+              '(' + n + ' thread' + (n === 1 ? '' : 's') + ' beyond a pool of ' + size + ')' +
+#if PTHREAD_POOL_SIZE_STRICT == 2
+              ' and fails with EAGAIN (-sPTHREAD_POOL_SIZE_STRICT=2). ' +
+#else
+              '; such a thread starts only when the main thread returns to its event loop, so a main() ' +
+              'that waits for it hangs the page. ' +
+#endif
+              'Link with -sPTHREAD_POOL_SIZE=' + (size + n + 1) + ' (the threads the app starts at once + 1 ' +
+              'for wasmtrace)');
+          }
+        } catch (e) {
+          // Never in the way of pthread_create.
+        }
+        return original.apply(this, arguments);
+      };
     },
     // The internals listed at the top of this file are all there.
     usable: function () {
