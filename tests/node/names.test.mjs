@@ -56,6 +56,14 @@ describe('clone suffixes', () => {
     for (const [raw, name] of CLONES.filter(([r]) => !/^[A-Za-z_]+\.\d+$/.test(r))) assert.equal(canonicalFunctionName(raw), name, raw);
   });
 
+  test('the parser merges wasm-ld 19\'s "<name>_<own index>" into "<name>" only when "<name>" is there too', async () => {
+    const { nameSection } = await import('../fuzz/reader-fuzzers.mjs');
+    const parse = loadNameParser();
+    assert.deepEqual({ ...parse(nameSection([[40, 'helper'], [42, 'helper_42'], [43, 'x_43'], [44, 'helper_7'],
+      [45, 'ns::step(int)'], [46, 'ns::step(int)_46'], [47, 'sha_47']])) },
+    { 40: 'helper', 42: 'helper', 43: 'x_43', 44: 'helper_7', 45: 'ns::step(int)', 46: 'ns::step(int)', 47: 'sha_47' });
+  });
+
   test('cutting is linear: a long run of ".1" ends quickly', () => {
     const long = 'f' + '.1'.repeat(50000);
     assert.equal(recorder(long), 'f');
