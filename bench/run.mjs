@@ -14,6 +14,10 @@
 //   6. while the main thread is busy: achieved rate of main and of a pthread
 //      vs requested, lateness, and how long stop() takes (the figures the
 //      tests leave to this benchmark: a loaded machine changes them)
+//   7. end to end on real code (bench/e2e.mjs): zlib and cJSON built plain,
+//      -finstrument-functions and -finstrument-functions-after-inlining,
+//      paired runs in one process / page: e2e.instrumented.ratio and
+//      e2e.instrumented_after_inlining.ratio with bootstrap 95 % intervals
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
 // Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
@@ -26,6 +30,7 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
+import { figures as e2eFigures, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -304,6 +309,12 @@ try {
   await server.close();
 }
 
+// ---- 7. end to end on zlib and cJSON ------------------------------------------
+
+log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining (Node, then Chromium)');
+const e2e = { node: e2eNode(wasm), chromium: await e2eChromium(wasm) };
+for (const [where, res] of Object.entries(e2e)) for (const line of e2eFigures(where, res)) log(line);
+
 // ---- report ---------------------------------------------------------------
 
 const hotRows = [];
@@ -418,7 +429,8 @@ ${appRows.join('\n')}
 - -finstrument-functions (no session) vs scopes only (no session): ${ratio('-finstrument-functions, no session', 'scopes, no session')}× (the hooks themselves)
 - V8 CPU profiler at 1 ms vs compiled out: **${ratio('compiled out + V8 CPU profiler, 1 ms', 'compiled out')}×**
 
-${mainBusySection(results.mainBusy)}`;
+${mainBusySection(results.mainBusy)}
+${e2eSection(e2e, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 writeFileSync(join(root, 'docs/BENCHMARKS.md'), md);
 console.log(md);

@@ -106,19 +106,25 @@
   //   wasmtrace: before main(): no startup sessions
   //   wasmtrace: before main(): the config was rejected: <why>
   var appOnInit = Module['onRuntimeInitialized'];
+  function announceStartup() {
+    var rejected = UTF8ToString(c('wt_js_config_error')());
+    var names = [];
+    var n = c('wt_js_startup_count')();
+    for (var i = 0; i < n; i++) {
+      var s = session(c('wt_js_startup_id')(i));
+      names.push("'" + s.name + "' " + s.state);
+    }
+    console.debug('wasmtrace: before main(): ' + (rejected ? 'the config was rejected: ' + rejected :
+      names.length ? names.join(', ') : 'no startup sessions'));
+  }
   Module['onRuntimeInitialized'] = function () {
-    try {
-      var rejected = UTF8ToString(c('wt_js_config_error')());
-      var names = [];
-      var n = c('wt_js_startup_count')();
-      for (var i = 0; i < n; i++) {
-        var s = session(c('wt_js_startup_id')(i));
-        names.push("'" + s.name + "' " + s.state);
+    // Browsers only: Node prints console.debug on stdout, which is the app's.
+    if (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) {
+      try {
+        announceStartup();
+      } catch (e) {
+        // Never in the way of the app's start.
       }
-      console.debug('wasmtrace: before main(): ' + (rejected ? 'the config was rejected: ' + rejected :
-        names.length ? names.join(', ') : 'no startup sessions'));
-    } catch (e) {
-      // Never in the way of the app's start.
     }
     if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
   };
