@@ -192,7 +192,7 @@ describe('wasmtrace record', () => {
     test('no pool worker for the app\'s thread (-sPTHREAD_POOL_SIZE=0): names the cause and the pool size to set', () => {
       const r = results.pool0;
       assert.equal(r.status, 1, r.all);
-      assert.match(r.stderr, /main\(\) waits for a pthread that cannot start: the pthread pool has no free worker/);
+      assert.match(r.stderr, /the page.s main thread is blocked: main\(\) waits for a pthread that cannot start \(no free worker in the pthread pool\)/);
       // primes starts 1 thread: 1 + 1 for wasmtrace.
       assert.match(r.stderr, /link the app with -sPTHREAD_POOL_SIZE=2 /);
     });
