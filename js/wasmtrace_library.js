@@ -50,6 +50,12 @@
 //    (main() waits for them), and the settings PTHREAD_POOL_SIZE and
 //    PTHREAD_POOL_SIZE_STRICT read by the preprocessor. If any is missing
 //    the pool is left alone (the worker takes a pool slot, as before).
+//    PThread.getNewWorker() (pthread_create calls it through the object
+//    when it needs a worker; 3.1.6, 3.1.69): wrapped to warn when the pool
+//    is empty; without it, no warning.
+//  - Module.onRuntimeInitialized, called after the constructors and just
+//    before main() (3.1.6, 3.1.69): wasmtrace_post.js chains it to log
+//    which startup sessions run.
 // Dependencies on runtime symbols that are library symbols only in some
 // versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
 // 3.1.6 defines them in its runtime and would reject the dependency): only
