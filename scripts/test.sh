@@ -28,12 +28,12 @@ took() {
 # The tests whose outcome depends on the Emscripten version: the startup
 # session, names and sampling fidelity, every output format and the readers
 # that open it, `wasmtrace record` (which also builds apps with emcc), and
-# the pthread pool (limits: wasmtrace adds a pool worker through internals)
-# and the JS API under faults (shim: it reads Emscripten's abort and exit
-# state).
+# the pthread pool (limits: wasmtrace adds a pool worker through internals),
+# the JS API under faults (shim: it reads Emscripten's abort and exit
+# state) and clone suffixes (each linker numbers namesakes its own way).
 TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
-  tests/browser/limits.test.mjs tests/browser/shim.test.mjs)
+  tests/browser/limits.test.mjs tests/browser/shim.test.mjs tests/browser/clones.test.mjs)
 # Native unit tests as wasm, then the toolchain tests, on one wasm tree.
 toolchain_tests() {
   local dir=$1
