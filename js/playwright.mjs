@@ -35,6 +35,11 @@ const POOL_HINT = 'the wasmtrace worker needs one pthread pool slot of its own: 
 
 /** Adds advice to a session error that has a known cause. */
 export function adviceFor(message) {
+  // The shim's "pool is exhausted" line names the size that fits.
+  const size = /-sPTHREAD_POOL_SIZE=(\d+)/.exec(message);
+  if (size && /thread pool is exhausted/i.test(message)) {
+    return `link the app with -sPTHREAD_POOL_SIZE=${size[1]} (the threads it starts at once + 1 for wasmtrace)`;
+  }
   if (/pthread pool|PTHREAD_POOL_SIZE|thread pool is exhausted/i.test(message)) return POOL_HINT;
   if (/^config|config error|\bsessions\[/.test(message)) return 'fix the config (see config/wasmtrace.schema.json)';
   return null;
@@ -302,7 +307,9 @@ const NOT_ISOLATED = (url) => `wasmtrace: the page ${url} is not cross-origin is
  * 'busy' (the main thread never came back to its event loop), or a fault of
  * the page (watchPage): 'aborted', 'closed', 'crashed'. From then on, a
  * navigation of the page to another document is a fault ('navigated') for
- * waitForSessions and collectTraces.
+ * waitForSessions and collectTraces. onProgress({ elapsedMs, status }) is
+ * called about every 250 ms; what it throws ends the wait (the CLI ends
+ * early when the page's console already said there is nothing to record).
  * @returns the status() at that point
  */
 export async function waitForWasmtrace(page, { timeoutMs = 30000, module, onProgress } = {}) {

@@ -50,6 +50,12 @@
 //    (main() waits for them), and the settings PTHREAD_POOL_SIZE and
 //    PTHREAD_POOL_SIZE_STRICT read by the preprocessor. If any is missing
 //    the pool is left alone (the worker takes a pool slot, as before).
+//    PThread.getNewWorker() (pthread_create calls it through the object
+//    when it needs a worker; 3.1.6, 3.1.69): wrapped to warn when the pool
+//    is empty; without it, no warning.
+//  - Module.onRuntimeInitialized, called after the constructors and just
+//    before main() (3.1.6, 3.1.69): wasmtrace_post.js chains it to log
+//    which startup sessions run.
 // Dependencies on runtime symbols that are library symbols only in some
 // versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
 // 3.1.6 defines them in its runtime and would reject the dependency): only
@@ -198,6 +204,7 @@ var wasmtraceLibrary = {
   // LEB128 longer than 5 bytes or cut short ends the parse, each step
   // consumes input (no loop runs past the end) and it never throws on any
   // bytes; whatever was read before a bad entry is kept.
+  $wasmtraceParseNames__deps: ['$wasmtraceCanonicalName'],
   $wasmtraceParseNames: function (bytes) {
     var names = {};
     var pos = 0;
@@ -227,13 +234,84 @@ var wasmtraceLibrary = {
           var index = u32();
           var len = u32();
           if (index < 0 || len < 0 || len > end - pos) break;
-          names[index] = decoder.decode(bytes.subarray(pos, pos + len));
+          names[index] = wasmtraceCanonicalName(decoder.decode(bytes.subarray(pos, pos + len)));
           pos += len;
         }
       }
       pos = end;
     }
+    // wasm-ld 19 (Emscripten 3.1.69) writes a second local of the same
+    // name, from another object, as `<name>_<its function index>`
+    // (`helper_42`): merged when the number is the entry's own index and
+    // the plain name is in the section too (a real `foo_42` at index 42
+    // beside a `foo` is the only name this could take wrongly).
+    var plain = Object.create(null);
+    var index2;
+    for (index2 in names) plain[names[index2]] = true;
+    for (index2 in names) {
+      var tail = '_' + index2;
+      var full = names[index2];
+      if (full.length > tail.length && full.slice(-tail.length) === tail) {
+        var base = full.slice(0, -tail.length);
+        if (plain[base] === true) names[index2] = base;
+      }
+    }
     return names;
+  },
+
+  // One function, one name: `name` without the suffixes compilers and
+  // linkers add to copies of a function, so that a function's clones add up
+  // in one row. Seen in wasm name sections (clang 14 and 19): wasm-ld 14
+  // numbers same-named locals of different files `helper.1`, `f(int).1`
+  // (wasm-ld 19: `helper_42`, see $wasmtraceParseNames); LTO renames them
+  // before demangling, which then reads
+  // `f(int) (.1)`; LLVM passes add `.llvm.N`, `.cold`, `.specialized.N`;
+  // GCC-style `.constprop.N`, `.isra.N`, `.part.N` too. Only whole
+  // dot-separated tokens at the end are cut (digits or one of these words),
+  // and only after a character that ends a C or C++ name: no C++ name
+  // contains a '.', so nothing of a real name goes. Linear in the length
+  // (no regex backtracking: the fuzzers feed it any string).
+  $wasmtraceCanonicalName: function (name) {
+    if (typeof name !== 'string') return name;
+    var words = { llvm: 1, constprop: 1, isra: 1, part: 1, cold: 1, specialized: 1, lto_priv: 1,
+      clone: 1, localalias: 1, argelim: 1, retval: 1 };
+    function isToken(t) {
+      if (!t.length || t.length > 32) return false;
+      if (words[t] === 1) return true;
+      for (var i = 0; i < t.length; i++) {
+        var c = t.charCodeAt(i);
+        if (c < 48 || c > 57) return false;
+      }
+      return true;
+    }
+    // What may precede a suffix: the end of an identifier, ')' or '>'.
+    function endsName(c) {
+      return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ||
+        c === 41 || c === 62 || c === 36;
+    }
+    var out = name;
+    for (;;) {
+      // The demangler's form: "f(int) (.llvm.123)".
+      var n = out.length;
+      if (n > 4 && out.charCodeAt(n - 1) === 41) {
+        var from = n > 64 ? n - 64 : 0;
+        var open = out.slice(from).lastIndexOf(' (.');
+        if (open >= 0) open += from;
+        if (open > 0) {
+          var inner = out.slice(open + 3, n - 1).split('.');
+          var all = inner.length > 0;
+          for (var k = 0; k < inner.length; k++) if (!isToken(inner[k])) all = false;
+          if (all && endsName(out.charCodeAt(open - 1))) {
+            out = out.slice(0, open);
+            continue;
+          }
+        }
+      }
+      var dot = out.lastIndexOf('.');
+      if (dot <= 0 || !isToken(out.slice(dot + 1)) || !endsName(out.charCodeAt(dot - 1))) break;
+      out = out.slice(0, dot);
+    }
+    return out;
   },
 
   // Writes the name of the function at wasm table index `tableIndex` into
@@ -311,6 +389,48 @@ var wasmtraceLibrary = {
     install: function () {
       if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
       if (typeof addOnPreRun === 'function') addOnPreRun(wasmtracePool.preRun);
+      wasmtracePool.watchExhaustion();
+    },
+    // A pthread the app creates when no pool worker is free gets a new
+    // worker that starts only when the main thread returns to its event
+    // loop (strict pools refuse it: EAGAIN); if main() waits for it, the
+    // page hangs with no message (-O2 builds have no ASSERTIONS, the only
+    // case where Emscripten says so). Say it on the console, with the pool
+    // size that fits: a console line reaches DevTools and `wasmtrace
+    // record` even while the main thread stays blocked. Browsers only
+    // (Node starts such workers at once). PThread.getNewWorker: 3.1.6 and
+    // 3.1.69 alike (pthread_create calls it through the object).
+    extraThreads: 0,
+    watchExhaustion: function () {
+      if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) return;
+      if (typeof PThread !== 'object' || !PThread || typeof PThread.getNewWorker !== 'function') return;
+      var original = PThread.getNewWorker;
+      PThread.getNewWorker = function () {
+        try {
+          if (Array.isArray(PThread.unusedWorkers) && PThread.unusedWorkers.length === 0 &&
+              wasmtracePool.extraThreads < 16) {
+            wasmtracePool.extraThreads++;
+            var size = 0;
+#if PTHREAD_POOL_SIZE
+            size = {{{ PTHREAD_POOL_SIZE }}};
+#endif
+            var n = wasmtracePool.extraThreads;
+            console.warn('wasmtrace: the pthread pool is exhausted: pthread_create found no free worker ' +
+              '(' + n + ' thread' + (n === 1 ? '' : 's') + ' beyond a pool of ' + size + ')' +
+#if PTHREAD_POOL_SIZE_STRICT == 2
+              ' and fails with EAGAIN (-sPTHREAD_POOL_SIZE_STRICT=2). ' +
+#else
+              '; such a thread starts only when the main thread returns to its event loop, so a main() ' +
+              'that waits for it hangs the page. ' +
+#endif
+              'Link with -sPTHREAD_POOL_SIZE=' + (size + n + 1) + ' (the threads the app starts at once + 1 ' +
+              'for wasmtrace)');
+          }
+        } catch (e) {
+          // Never in the way of pthread_create.
+        }
+        return original.apply(this, arguments);
+      };
     },
     // The internals listed at the top of this file are all there.
     usable: function () {

@@ -99,6 +99,37 @@
     if (typeof appOnExit === 'function') return appOnExit.apply(this, arguments);
   };
 
+  // Just before main(): one console line (debug level, hidden in DevTools
+  // by default) saying which startup sessions run. A console line reaches
+  // DevTools and `wasmtrace record` even while main() keeps this thread
+  // busy, when nothing in the page can answer a question.
+  //   wasmtrace: before main(): 'startup' running, 'other' failed
+  //   wasmtrace: before main(): no startup sessions
+  //   wasmtrace: before main(): the config was rejected: <why>
+  var appOnInit = Module['onRuntimeInitialized'];
+  function announceStartup() {
+    var rejected = UTF8ToString(c('wt_js_config_error')());
+    var names = [];
+    var n = c('wt_js_startup_count')();
+    for (var i = 0; i < n; i++) {
+      var s = session(c('wt_js_startup_id')(i));
+      names.push("'" + s.name + "' " + s.state);
+    }
+    console.debug('wasmtrace: before main(): ' + (rejected ? 'the config was rejected: ' + rejected :
+      names.length ? names.join(', ') : 'no startup sessions'));
+  }
+  Module['onRuntimeInitialized'] = function () {
+    // Browsers only: Node prints console.debug on stdout, which is the app's.
+    if (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) {
+      try {
+        announceStartup();
+      } catch (e) {
+        // Never in the way of the app's start.
+      }
+    }
+    if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
+  };
+
   function ready() {
     if (!runtimeInitialized && !dead()) {
       throw new Error('wasmtrace: the module is not initialized yet; call Module.wasmtrace from ' +

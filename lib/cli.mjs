@@ -234,6 +234,23 @@ function resolveTarget(target, pageOption) {
   return { dir: dirname(path), page: basename(path) };
 }
 
+const noSessions = (why) => new WasmtraceError('no-sessions', 'wasmtrace: the page has no wasmtrace sessions: ' +
+  `give a config (--startup 5s, --config file.json) or set Module.wasmtraceConfig in the page${why}`);
+
+// "'a' starting, 'b' failed" (the shim's line before main()) as
+// "'a', 'b' (failed)": a session that is starting there is running by now.
+function startedSessions(says) {
+  return says.split(/, (?=')/).map((x) => x.replace(/ (starting|running)$/, '').replace(/ (\w+)$/, ' ($1)')).join(', ');
+}
+
+// Progress note while the page's pool-exhaustion line stands.
+const poolNote = 'the page said the pthread pool is exhausted';
+
+/** The cause of a blocked main thread, from the shim's pool-exhaustion line. */
+function blockedByPool(line) {
+  return `main() waits for a pthread that cannot start (no free worker in the pthread pool): ${adviceFor(line)}`;
+}
+
 async function record(positionals, v, io) {
   if (positionals.length !== 1) throw new UsageError('record: give one build directory, HTML file or URL');
   const target = resolveTarget(positionals[0], v.page);
@@ -261,10 +278,22 @@ async function record(positionals, v, io) {
   let page = null;
   const consoleLines = [];
   const failed = [];
+  let beforeMain = null;
+  let poolLine = null;
   try {
     browser = await launch({ executablePath: v.chromium, logPageErrors: false });
     page = await browser.newPage();
-    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+    // What the shim says on the console just before main() (js/wasmtrace_post.js),
+    // and the pool-exhaustion line (js/wasmtrace_library.js): both arrive
+    // even while main() keeps the page's main thread busy, when the page
+    // cannot answer anything else.
+    page.on('console', (m) => {
+      const text = m.text();
+      consoleLines.push(`[${m.type()}] ${text}`);
+      const bm = /^wasmtrace: before main\(\): (.*)$/s.exec(text);
+      if (bm && !beforeMain) beforeMain = { at: Date.now(), says: bm[1] };
+      if (/^wasmtrace: the pthread pool is exhausted/.test(text)) poolLine = text;
+    });
     page.on('pageerror', (e) => consoleLines.push(`[page error] ${e.message}`));
     page.on('response', (r) => {
       if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${r.status()} ${r.url()}`);
@@ -281,7 +310,17 @@ async function record(positionals, v, io) {
     try {
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: loadTimeoutMs });
     } catch (e) {
-      throw new WasmtraceError('load', `wasmtrace: could not load ${url}: ${e.message.split('\n')[0]}`);
+      const first = e.message.split('\n')[0];
+      // A page whose main thread blocks before its document is loaded
+      // (a main() waiting for a pthread that cannot start) ends here.
+      if (e.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(first)) {
+        throw new WasmtraceError('load', `wasmtrace: the page did not finish loading in ${secs(loadTimeoutMs)}: ` +
+          (poolLine ? blockedByPool(poolLine) : "its main thread never came back to its event loop (the app's " +
+            'startup blocks it? a main() that waits for a pthread hangs when no pool worker is free: ' +
+            'link with -sPTHREAD_POOL_SIZE=<app threads + 1>), or the server is too slow (raise --load-timeout)') +
+          ` (${first})`);
+      }
+      throw new WasmtraceError('load', `wasmtrace: could not load ${url}: ${first}`);
     }
     if (failed.length) progress(`the page could not load: ${failed.join(', ')}`);
     let lastStatus = '';
@@ -290,11 +329,27 @@ async function record(positionals, v, io) {
       timeoutMs: loadTimeoutMs,
       module: v.module,
       onProgress: ({ elapsedMs, status }) => {
+        // The page said before main() that nothing records: say so now,
+        // not after main() (a long startup) or --load-timeout.
+        if (beforeMain && /^the config was rejected: /.test(beforeMain.says)) {
+          throw new WasmtraceError('config', `wasmtrace: the config was rejected: ${beforeMain.says.replace(/^the config was rejected: /, '')}`);
+        }
+        if (beforeMain && beforeMain.says === 'no startup sessions') throw noSessions(' (the page said so before main(); not waiting for main() to end)');
         // Say what we wait for when it changes, and every 2 s while it lasts.
         if (elapsedMs < 1000 || (status === lastStatus && elapsedMs - lastShown < 2000)) return;
-        const what = { busy: "the page's main thread is busy", 'no-module': 'no Module object yet',
-          'no-api': 'no Module.wasmtrace yet', 'not-initialized': 'the runtime is starting' }[status] ?? status;
-        progress(`${secs(Date.now() - navStart)}: waiting for the module (${what})`);
+        const t = secs(Date.now() - navStart);
+        // Once the page said so before main(), anything short of ready
+        // is main() (or what follows it) holding the page's main thread.
+        if (beforeMain) {
+          // main() is running: the sessions record on their own worker.
+          progress(`${t}: main() keeps the page's main thread busy; the startup sessions started ` +
+            `${secs(beforeMain.at - navStart)} after navigation, before main(), and record on their own worker: ` +
+            `${startedSessions(beforeMain.says)}${poolLine ? `; ${poolNote}` : ''}`);
+        } else {
+          const what = { busy: "the page's main thread is busy", 'no-module': 'no Module object yet',
+            'no-api': 'no Module.wasmtrace yet', 'not-initialized': 'the runtime is starting' }[status] ?? status;
+          progress(`${t}: waiting for the module (${what})${poolLine ? `; ${poolNote}` : ''}`);
+        }
         lastStatus = status;
         lastShown = elapsedMs;
       },
@@ -302,10 +357,7 @@ async function record(positionals, v, io) {
     if (ready.configError) {
       throw new WasmtraceError('config', `wasmtrace: the config was rejected: ${ready.configError}`);
     }
-    if (!ready.sessions.length) {
-      throw new WasmtraceError('no-sessions', 'wasmtrace: the page has no wasmtrace sessions: give a config ' +
-        '(--startup 5s, --config file.json) or set Module.wasmtraceConfig in the page');
-    }
+    if (!ready.sessions.length) throw noSessions('');
     for (const s of ready.sessions) {
       if (s.state === 'failed') progress(`session '${s.name}' failed: ${s.error}`);
     }
@@ -326,7 +378,8 @@ async function record(positionals, v, io) {
         onProgress: ({ elapsedMs, busy, status }) => {
           const t = secs(Date.now() - navStart);
           if (busy) {
-            progress(`${t}: the page's main thread is busy (waited ${secs(elapsedMs)})`);
+            progress(`${t}: the page's main thread is busy (waited ${secs(elapsedMs)}); ` +
+              `the sessions record on their own worker${poolLine ? `; ${poolNote}` : ''}`);
             return;
           }
           if (!status) return;
@@ -360,8 +413,14 @@ async function record(positionals, v, io) {
         : `the sessions did not stop by themselves in ${secs(timeoutMs)} (no durationMs in the config?): ` +
           'use --duration, --wait-for or --startup');
     }
+    // The recording worked; the app's own threads may not have (a thread
+    // that failed with EAGAIN, or started late): say so, without failing.
     const pool = consoleLines.find((l) => /thread pool is exhausted/i.test(l));
-    if (pool) problems.push(`the page logged that the pthread pool is exhausted: ${adviceFor(pool)}`);
+    if (pool) {
+      io.err('');
+      io.err(`wasmtrace record: note: the page logged that the pthread pool is exhausted (the app's own threads may be ` +
+        `missing or late in the trace): ${adviceFor(pool)}`);
+    }
     const written = results.filter((r) => r.file);
     if (written.length) {
       io.out('');
@@ -383,7 +442,8 @@ async function record(positionals, v, io) {
     return 0;
   } catch (e) {
     if (!(e instanceof WasmtraceError)) throw e;
-    io.err(`wasmtrace record: ${e.message.replace(/^wasmtrace: /, '')}`);
+    if (e.code === 'busy' && poolLine) io.err(`wasmtrace record: the page's main thread is blocked: ${blockedByPool(poolLine)}`);
+    else io.err(`wasmtrace record: ${e.message.replace(/^wasmtrace: /, '')}`);
     if (e.code === 'aborted' && page) {
       // What the sessions that had stopped before the abort recorded is
       // still on the VFS: write it.
@@ -396,8 +456,10 @@ async function record(positionals, v, io) {
       }
     }
     const ev = evidence(consoleLines);
-    const pool = ev.find((l) => /thread pool is exhausted|pthread pool/i.test(l));
-    if (pool && e.code !== 'no-sessions') io.err(`what to do: ${adviceFor(pool)}`);
+    const pool = poolLine ?? ev.find((l) => /thread pool is exhausted|pthread pool/i.test(l));
+    if (pool && e.code !== 'no-sessions' && !(e.code === 'busy' && poolLine) && !(e.code === 'load' && poolLine)) {
+      io.err(`what to do: ${adviceFor(pool)}`);
+    }
     if (failed.length) io.err(`requests that failed: ${failed.join(', ')}`);
     if (ev.length) io.err(`the page said:\n  ${ev.join('\n  ')}`);
     return 1;

@@ -9,6 +9,7 @@
 // with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
+import { nameCanonicalizer } from './names.mjs';
 import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
 
 export { TraceError };
@@ -154,6 +155,8 @@ function readFirefox(p, budget) {
   const meta = isObject(p.meta) ? p.meta : {};
   const sharedStrings = isObject(p.shared) ? p.shared.stringArray ?? p.shared.stringTable ?? null : null;
   const intervalMs = isNum(meta.interval) && meta.interval > 0 && isNum(meta.interval * 1000) ? meta.interval : null;
+  // Traces from before names were merged: one function, one name.
+  const canonical = nameCanonicalizer();
   const categories = Array.isArray(meta.categories) ? meta.categories : [];
   // Times in a processed profile are ms since meta.startTime.
   const threads = p.threads.map((th, index) => {
@@ -193,7 +196,7 @@ function readFirefox(p, budget) {
         nameOf: (s) => {
           const f = checkIndex(stackFrame[s], frameFunc.length, `stackTable.frame[${s}]`);
           const fn = checkIndex(frameFunc[f], funcName.length, `frameTable.func[${f}]`);
-          return str(funcName[fn], `funcTable.name[${fn}]`);
+          return canonical(str(funcName[fn], `funcTable.name[${fn}]`));
         },
         budget,
         where: `${where}: stackTable`,
@@ -281,6 +284,8 @@ function foldedSplit(line) {
 }
 
 function readFolded(text, budget) {
+  // Traces from before names were merged: one function, one name.
+  const canonical = nameCanonicalizer();
   const threads = new Map();
   let record = null;
   let lineNo = 0;
@@ -303,6 +308,7 @@ function readFolded(text, budget) {
     if (!Number.isFinite(weight)) throw new TraceError(`folded stacks: line ${lineNo}: the count ${m[1].slice(0, 40)} is not a finite number`);
     const frames = m[0].split(';');
     const threadName = frames.shift();
+    for (let i = 0; i < frames.length; i++) frames[i] = canonical(frames[i]);
     const stack = isIdle(frames) ? [] : frames;
     if (!threads.has(threadName)) threads.set(threadName, { tid: threads.size, name: threadName, samples: [], scopes: [] });
     threads.get(threadName).samples.push({ ts: null, stack, weight });

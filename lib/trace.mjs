@@ -6,6 +6,7 @@
 // files"): every reader bounds what it inflates and allocates, checks every
 // index and reference before use, walks stacks iteratively with cycle
 // detection, and fails with one TraceError line instead of a crash.
+import { nameCanonicalizer } from './names.mjs';
 import { constants as bufferConstants } from 'node:buffer';
 import { getHeapStatistics } from 'node:v8';
 import { constants, gunzipSync } from 'node:zlib';
@@ -207,6 +208,8 @@ export function stackBuilder({ size, parentOf, nameOf, budget, where }) {
  */
 export function analyzeTrace(events, budget = new HeapBudget()) {
   if (!Array.isArray(events)) throw new TraceError('chrome trace: the events are not an array');
+  // Traces from before names were merged: one function, one name.
+  const canonical = nameCanonicalizer();
   const threads = new Map(); // tid -> thread
   const thread = (tid) => {
     if (typeof tid !== 'number' && typeof tid !== 'string') tid = 0;
@@ -279,7 +282,7 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
         const n = node(id);
         if (!n.parent) return undefined;
         const name = isObject(n.callFrame) ? n.callFrame.functionName : undefined;
-        return textOf(name ?? '');
+        return canonical(textOf(name ?? ''));
       },
       budget,
       where,

@@ -9,6 +9,7 @@
 // the mapped name. OUT defaults to TRACE with ".symbolicated" before ".json".
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { canonicalFunctionName } from '../lib/names.mjs';
 import { parseTrace } from '../lib/trace.mjs';
 
 /** Parses an Emscripten symbol map into Map(functionIndex -> name). */
@@ -31,7 +32,8 @@ export function symbolicate(events, map) {
     for (const n of nodes || []) {
       const m = /^wasm-function\[(\d+)\]$/.exec(n.callFrame.functionName);
       if (m && map.has(Number(m[1]))) {
-        n.callFrame.functionName = map.get(Number(m[1]));
+        // A symbol map numbers same-named statics ("helper.1"): one name.
+        n.callFrame.functionName = canonicalFunctionName(map.get(Number(m[1])), { all: true });
         renamed++;
       }
     }

@@ -28,18 +28,20 @@ took() {
 # The tests whose outcome depends on the Emscripten version: the startup
 # session, names and sampling fidelity, every output format and the readers
 # that open it, `wasmtrace record` (which also builds apps with emcc), and
-# the pthread pool (limits: wasmtrace adds a pool worker through internals)
-# and the JS API under faults (shim: it reads Emscripten's abort and exit
+# the pthread pool (limits: wasmtrace adds a pool worker through internals),
+# the JS API under faults (shim: it reads Emscripten's abort and exit
 # state), the output policy (outputs: the damage check stats the VFS through
 # Emscripten's fstat), `record` under faults (record-faults: aborts and
 # exits as each version reports them), the waiting state (waiting: it
 # relies on every blocking wait ending in emscripten_futex_wait, which the
-# link wraps), and the moving-stack test (the hooks' stores as each emcc
-# compiles them, raced by the sampler).
+# link wraps), the moving-stack test (the hooks' stores as each emcc
+# compiles them, raced by the sampler) and clone suffixes (each linker
+# numbers namesakes its own way).
 TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/limits.test.mjs tests/browser/shim.test.mjs tests/browser/outputs.test.mjs
-  tests/browser/record-faults.test.mjs tests/browser/waiting.test.mjs tests/browser/moving.test.mjs)
+  tests/browser/record-faults.test.mjs tests/browser/waiting.test.mjs tests/browser/moving.test.mjs
+  tests/browser/clones.test.mjs)
 # Native unit tests as wasm, then the toolchain tests, on one wasm tree.
 toolchain_tests() {
   local dir=$1

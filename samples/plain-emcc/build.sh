@@ -20,13 +20,16 @@ mkdir -p "$out"
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 # Compile: -pthread for every object of a pthread build; the header path;
-# -finstrument-functions puts every function of this file on the shadow stack.
-emcc -O2 -pthread -I"$prefix/include" -finstrument-functions \
+# -finstrument-functions-after-inlining puts the functions of this file that
+# survive inlining on the shadow stack (WT_INSTRUMENT=-finstrument-functions:
+# every function, at a higher cost).
+emcc -O2 -pthread -I"$prefix/include" "${WT_INSTRUMENT:--finstrument-functions-after-inlining}" \
   -c "$here/primes.c" -o "$out/primes.o"
 
 # Link: the three static libraries, the JS shim, and what the shim needs;
 # the two --wrap flags let wasmtrace see every pthread from its start and
-# mark samples of a thread blocked in a wait.
+# mark samples of a thread blocked in a wait; the --undefined flags take
+# the hooks before LTO for instrumented code (docs/GUIDE.md).
 #   -sPTHREAD_POOL_SIZE=2: 1 app thread + 1 for the wasmtrace worker.
 #   --profiling-funcs: keep function names (the wasm name section).
 emcc -O2 "$out/primes.o" -o "$out/primes.js" \
@@ -37,6 +40,7 @@ emcc -O2 "$out/primes.o" -o "$out/primes.js" \
   --post-js "$prefix/share/wasmtrace/js/wasmtrace_post.js" \
   -Wl,--undefined=wt_js_startup_count \
   -Wl,--wrap=pthread_create -Wl,--wrap=emscripten_futex_wait \
+  -Wl,--undefined=__cyg_profile_func_enter,--undefined=__cyg_profile_func_exit,--undefined=emscripten_return_address \
   -sFORCE_FILESYSTEM=1 \
   -sEXPORTED_RUNTIME_METHODS=FS,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
   -sPTHREAD_POOL_SIZE=2 \

@@ -6,8 +6,11 @@
  *   1 pthread:    sieve_worker -> count_primes -> mark_multiples
  *
  * No WT_SCOPE in the hot functions: the names come from
- * -finstrument-functions and the wasm name section (--profiling-funcs).
- * One explicit scope ("warm_up") shows that both kinds mix. */
+ * -finstrument-functions-after-inlining and the wasm name section
+ * (--profiling-funcs); the small static helpers are inlined into their one
+ * caller and show as it (build.sh with WT_INSTRUMENT=-finstrument-functions
+ * shows every function, at a higher cost). One explicit scope ("warm_up")
+ * shows that both kinds mix. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

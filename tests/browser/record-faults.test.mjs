@@ -137,6 +137,27 @@ describe('wasmtrace record: configs and faults', () => {
     assert.ok(!existsSync(join(dir, 'long.json.gz')), 'the session the abort cut short has no trace');
   });
 
+  // Issue 18: the progress of a long busy startup, and a page with no session.
+  test('a long busy startup: once the session records, the progress says so (not "waiting for the module")', async () => {
+    const dir = join(out, 'busy');
+    const r = await wasmtrace('record', apps, '--page', 'index.html?busy=7000', '--startup', '2s', '--out', dir,
+      '--load-timeout', '60s', '--timeout', '60s');
+    notHung(r);
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stderr, /main\(\) keeps the page's main thread busy; the startup sessions started [\d.]+ s after navigation, before main\(\), and record on their own worker: 'startup'/);
+    assert.doesNotMatch(r.stderr, /waiting for the module \(the page's main thread is busy\)/);
+    assert.match(r.stdout, /session 'startup': stopped, chrome trace/);
+  });
+
+  test('--wait-for on a page with no config: record says at once, before main() ends, that there is no session', async () => {
+    const r = await wasmtrace('record', apps, '--page', 'index.html?busy=20000', '--wait-for', 'window.never === true',
+      '--out', join(out, 'none'), '--load-timeout', '60s');
+    notHung(r);
+    assert.equal(r.status, 1, r.all);
+    // Said from the page's line before main(), not after main() returned.
+    assert.match(r.stderr, /the page has no wasmtrace sessions: give a config \(--startup 5s.*\(the page said so before main\(\); not waiting for main\(\) to end\)/);
+  });
+
   test('the page navigates away while recording: record ends at once and names where it went', async () => {
     const r = await wasmtrace('record', apps, '--page', 'index.html?navigate=1500', '--startup', '20s', '--out', join(out, 'c'));
     notHung(r);

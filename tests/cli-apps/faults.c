@@ -1,6 +1,8 @@
 /* A small app for the faults `wasmtrace record` must survive: main() works a
  * little (so there is something to sample), and aborts when its first
- * argument is "abort"; faults_abort() aborts on demand (the page calls it). */
+ * argument is "abort", or works `ms` more without yielding when its
+ * arguments are "busy <ms>" (a long startup: main() keeps the page's main
+ * thread busy); faults_abort() aborts on demand (the page calls it). */
 #include <emscripten.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,5 +19,6 @@ EMSCRIPTEN_KEEPALIVE void faults_abort(void) { abort(); }
 int main(int argc, char **argv) {
   work(50);
   if (argc > 1 && strcmp(argv[1], "abort") == 0) abort();
+  if (argc > 2 && strcmp(argv[1], "busy") == 0) work(atof(argv[2]));
   return 0;
 }

@@ -174,8 +174,12 @@ const foldedCrafted = fc.array(fc.oneof(
 
 // ---- the name-section parser ----------------------------------------------------------
 
-/** $wasmtraceParseNames from js/wasmtrace_library.js, evaluated in Node. */
-export function loadNameParser() {
+/**
+ * $wasmtraceParseNames from js/wasmtrace_library.js, evaluated in Node;
+ * `raw: true` leaves the names as the linker wrote them (no
+ * $wasmtraceCanonicalName).
+ */
+export function loadNameParser({ raw = false } = {}) {
   let lib = null;
   const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, TextDecoder });
   // Emscripten preprocesses the file: its #if lines and {{{ SETTING }}}
@@ -186,7 +190,12 @@ export function loadNameParser() {
     .replace(/\{\{\{[^}]*\}\}\}/g, '0');
   vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
   if (!lib || typeof lib.$wasmtraceParseNames !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceParseNames');
-  return lib.$wasmtraceParseNames;
+  if (typeof lib.$wasmtraceCanonicalName !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceCanonicalName');
+  // Emscripten makes every $-function of a library a global of the module.
+  context.wasmtraceCanonicalName = raw ? (name) => name : lib.$wasmtraceCanonicalName;
+  const parse = lib.$wasmtraceParseNames;
+  parse.canonicalName = lib.$wasmtraceCanonicalName;
+  return parse;
 }
 
 function leb(n) {
@@ -213,7 +222,11 @@ export function nameSection(entries) {
   return Uint8Array.from([0, ...leb(mod.length), ...mod, 1, ...leb(funcs.length), ...funcs, 2, ...leb(locals.length), ...locals]);
 }
 
-const nameEntries = fc.uniqueArray(fc.tuple(fc.nat(2 ** 32 - 1), fc.string({ unit: 'grapheme', maxLength: 12 })),
+// Names: any graphemes, or C/C++-like names with clone suffixes.
+const cloneName = fc.tuple(fc.constantFrom('f', 'ns::g(int)', 'h<int>', 'a.b', '', 'x)'),
+  fc.array(fc.constantFrom('.1', '.42', '.llvm.7', '.cold', ' (.3)', ' (.llvm.123)', '.', ' (', ')', '.x', '_1', '_0', '_7'), { maxLength: 4 }))
+  .map(([base, tail]) => base + tail.join(''));
+const nameEntries = fc.uniqueArray(fc.tuple(fc.oneof(fc.nat(2 ** 32 - 1), fc.nat(8)), fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), cloneName)),
   { selector: ([i]) => i, maxLength: 8 });
 
 // ---- the fuzzers -------------------------------------------------------------------
@@ -253,7 +266,22 @@ export function fuzzers() {
         const bytes = nameSection(input.entries);
         if (!input.edits.length) {
           // A well-formed section reads back exactly.
-          assert.deepEqual({ ...checkNames(bytes) }, Object.fromEntries(input.entries.map(([i, n]) => [String(i), n])));
+          // A well-formed section reads back exactly, each name without
+          // its clone suffixes; cutting them is idempotent and cuts only a
+          // tail that starts with '.' or ' (.'.
+          const canonical = parseNames.canonicalName;
+          const expected = Object.fromEntries(input.entries.map(([i, n]) => [String(i), canonical(n)]));
+          // wasm-ld 19's "<name>_<index>" beside a "<name>": one name.
+          const present = new Set(Object.values(expected));
+          for (const [i, n] of Object.entries(expected)) {
+            if (n.length > i.length + 1 && n.endsWith(`_${i}`) && present.has(n.slice(0, -(i.length + 1)))) expected[i] = n.slice(0, -(i.length + 1));
+          }
+          assert.deepEqual({ ...checkNames(bytes) }, expected);
+          for (const [, n] of input.entries) {
+            const c = canonical(n);
+            assert.equal(canonical(c), c);
+            assert.ok(n.startsWith(c) && (c === n || /^(\.| \(\.)/.test(n.slice(c.length))), `${JSON.stringify(n)} -> ${JSON.stringify(c)}`);
+          }
         } else {
           checkNames(new Uint8Array(applyBytes(bytes, input.edits)));
         }

@@ -23,6 +23,7 @@ const REQUIRED = [
   'lib/index.mjs',
   'lib/index.d.ts',
   'lib/profile.mjs',
+  'lib/names.mjs',
   'lib/report.mjs',
   'lib/flamegraph.js',
   'lib/serve.mjs',

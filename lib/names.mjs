@@ -1,0 +1,70 @@
+// One function, one name, for traces read back (report, symbolicate): the
+// clone suffixes compilers and linkers add to copies of a function (see
+// $wasmtraceCanonicalName in js/wasmtrace_library.js, which the recorder
+// applies to every function name before it reaches a trace).
+//
+// A trace does not say which frames are functions and which are scopes (any
+// string the app chose, "phase.2" included), so a reader cuts only what no
+// scope name of a sane app ends with: the demangler's " (.N)" /
+// " (.llvm.N)", a known compiler word (".llvm.N", ".cold", ".constprop.N",
+// ".isra.N", ".part.N", ".specialized.N", ...), and a bare ".N" after ')' or
+// '>' ("f(int).1"). A C function's "helper.1" in a trace recorded before
+// wasmtrace merged names stays as it is; `{ all: true }` cuts it too (what
+// the recorder does with names it knows are functions).
+
+const WORDS = new Set(['llvm', 'constprop', 'isra', 'part', 'cold', 'specialized', 'lto_priv',
+  'clone', 'localalias', 'argelim', 'retval']);
+
+const isDigits = (t) => t.length > 0 && t.length <= 32 && /^[0-9]+$/.test(t);
+const isToken = (t) => WORDS.has(t) || isDigits(t);
+// What may precede a suffix: the end of an identifier, ')' or '>'.
+const endsName = (c) => /[0-9A-Za-z_$)>]/.test(c);
+
+/**
+ * `name` without trailing clone suffixes. Linear in the name's length.
+ * @param {string} name
+ * @param {{ all?: boolean }} [options] all: also cut a bare ".N" after an identifier
+ * @returns {string}
+ */
+export function canonicalFunctionName(name, { all = false } = {}) {
+  if (typeof name !== 'string') return name;
+  let out = name;
+  for (;;) {
+    const n = out.length;
+    if (n > 4 && out.endsWith(')')) {
+      const from = Math.max(0, n - 64);
+      let open = out.slice(from).lastIndexOf(' (.');
+      if (open >= 0) open += from;
+      if (open > 0 && out.slice(open + 3, n - 1).split('.').every(isToken) && endsName(out[open - 1])) {
+        out = out.slice(0, open);
+        continue;
+      }
+    }
+    const dot = out.lastIndexOf('.');
+    if (dot <= 0) break;
+    const token = out.slice(dot + 1);
+    const before = out[dot - 1];
+    if (!isToken(token) || !endsName(before)) break;
+    // A bare number: only where it cannot be part of a scope's name.
+    if (!all && !WORDS.has(token) && before !== ')' && before !== '>') {
+      const prev = out.lastIndexOf('.', dot - 1);
+      if (prev <= 0 || !WORDS.has(out.slice(prev + 1, dot))) break;
+    }
+    out = out.slice(0, dot);
+  }
+  return out;
+}
+
+/** A memoized canonicalFunctionName for one trace's many repeated names. */
+export function nameCanonicalizer() {
+  const memo = new Map();
+  return (name) => {
+    if (typeof name !== 'string') return name;
+    let c = memo.get(name);
+    if (c === undefined) {
+      c = canonicalFunctionName(name);
+      if (memo.size < 100000) memo.set(name, c);
+    }
+    return c;
+  };
+}
