@@ -10,17 +10,33 @@
 // phase itself (the ground truth). Per run it reports
 //   sampler.torn_pct.callheavy       ticks dropped because the stack moved, %
 //   sampler.truncated_pct.callheavy  ticks kept as "(partial stack)", %
-//   fidelity.callheavy.max_pp        the worse of the two phases' error: its
+//   fidelity.callheavy.phase_pp      the worse of the two phases' error: its
 //                                    share of the trace's phase samples
 //                                    (total time) minus its measured share,
 //                                    in percentage points
-// and writes the medians and per-run values to docs/benchmarks.json under
+//
+// Then, per run, bench/callheavy_gt.c (a fixed call tree of ns-scale
+// functions, every one instrumented, FULL) in headless Chromium on the
+// page's main thread, twice: once under a wasmtrace session (10 kHz), once
+// under V8's own CPU profiler (CDP, 1 ms). Each run calibrates every
+// function's per-call cost in the same page right before and right after
+// its recording; with the call counts the program keeps, that gives each
+// function's self time (the ground truth, see docs/BENCHMARKS.md, section 7).
+//   fidelity.callheavy.max_pp         worst |wasmtrace share - truth| over the
+//                                     functions with >= 2 % of the time, pp
+//   fidelity.callheavy_vs_v8.max_pp   worst |wasmtrace share - V8 share| over
+//                                     the functions both see, pp
+// It writes the medians and per-run values to docs/benchmarks.json under
 // those names (other keys in the file are kept). bench/run.mjs calls it too.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readProfile, weightOf } from '../lib/profile.mjs';
+import { launch } from '../lib/browser.mjs';
+import { serve } from '../lib/serve.mjs';
+import { collectTraces, waitForWasmtrace } from '../js/playwright.mjs';
+import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -52,18 +68,183 @@ export function callHeavyFigures(buildDir, runs, opts = {}) {
     figures: {
       'sampler.torn_pct.callheavy': figure((r) => r.tornPct),
       'sampler.truncated_pct.callheavy': figure((r) => r.partialPct),
-      'fidelity.callheavy.max_pp': figure((r) => r.fidelityMaxPp),
+      'fidelity.callheavy.phase_pp': figure((r) => r.fidelityMaxPp),
     },
   };
 }
 
-/** Merges figures into docs/benchmarks.json (keeps the keys it does not set). */
+/** Merges figures into docs/benchmarks.json (keeps the keys it does not set);
+ * a figure's unit, ci95 and target go along when it has them. */
 export function writeFigures(figures) {
   const file = join(root, 'docs/benchmarks.json');
   const old = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const round = (x) => Math.round(x * 1000) / 1000;
-  for (const [k, v] of Object.entries(figures)) old[k] = { median: round(v.median), runs: v.runs.map(round) };
+  for (const [k, v] of Object.entries(figures)) {
+    old[k] = { median: round(v.median), runs: v.runs.map(round) };
+    for (const extra of ['unit', 'ci95', 'target']) if (extra in v) old[k][extra] = v[extra];
+  }
   writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
+}
+
+// ---- per-function fidelity against a ground truth and against V8 ----------
+
+/** The tree's functions (bench/callheavy_gt.c), gt_root first. */
+export const GT_FUNCTIONS = ['gt_root', 'gt_mid_a', 'gt_mid_b', 'gt_leaf_x', 'gt_leaf_y', 'gt_leaf_z'];
+const GT_MIN_SHARE = 2; // %: the issue's threshold for judging a function
+
+/** Self-time shares (%) from one calibration and the recording's call counts. */
+function truthShares(cal, calls) {
+  const t = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, calls[f] * cal[f].selfNs]));
+  const total = GT_FUNCTIONS.reduce((a, f) => a + t[f], 0);
+  return Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (100 * t[f]) / total]));
+}
+
+/** Shares (%) of the samples under gt_root, each charged to the deepest tree
+ * function on its stack (frames a profiler sees that are not in the tree, such
+ * as V8's view of the hooks, fold into the tree function that called them). */
+function sampledShares(stacks) {
+  const n = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, 0]));
+  let total = 0;
+  for (const stack of stacks) {
+    if (!stack.includes('gt_root')) continue;
+    for (let i = stack.length - 1; i >= 0; i--) {
+      if (stack[i] in n) {
+        n[stack[i]]++;
+        total++;
+        break;
+      }
+    }
+  }
+  return { samples: total, shares: Object.fromEntries(GT_FUNCTIONS.map((f) => [f, total ? (100 * n[f]) / total : NaN])) };
+}
+
+/** The stacks (root first, names) of a V8 CPU profile's samples. */
+function v8Stacks(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  // V8 names a wasm function by its name-section name, '$'-prefixed in some versions.
+  const name = (id) => byId.get(id).callFrame.functionName.replace(/^\$/, '');
+  const memo = new Map();
+  const stackOf = (id) => {
+    if (memo.has(id)) return memo.get(id);
+    const s = [];
+    for (let x = id; x !== undefined; x = parent.get(x)) s.push(name(x));
+    s.reverse();
+    memo.set(id, s);
+    return s;
+  };
+  return profile.samples.map(stackOf);
+}
+
+const maxDiff = (a, b, fns) => Math.max(...fns.map((f) => Math.abs(a[f] - b[f])));
+
+/** In the page: calibrate, run the tree for ms, calibrate again. */
+async function calibratedRun(page, ms, calMs, between = async () => {}) {
+  const before = await page.evaluate((c) => { Module._gt_calibrate(c); return self.gtCalibration; }, calMs);
+  await between('start');
+  const run = await page.evaluate((m) => { Module._gt_run(m); return self.gtRun; }, ms);
+  await between('stop');
+  const after = await page.evaluate((c) => { Module._gt_calibrate(c); return self.gtCalibration; }, calMs);
+  return { before, after, run };
+}
+
+/** The truth for one recording: shares from the mean of the two calibrations,
+ * how far the two calibrations disagree, and the share of time that sits in
+ * the hooks at call boundaries (which a profiler may put on either side). */
+function truthOf({ before, after, run }) {
+  const mean = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, { selfNs: (before[f].selfNs + after[f].selfNs) / 2 }]));
+  const shares = truthShares(mean, run.calls);
+  const calDriftPp = maxDiff(truthShares(before, run.calls), truthShares(after, run.calls), GT_FUNCTIONS);
+  const total = GT_FUNCTIONS.reduce((a, f) => a + run.calls[f] * mean[f].selfNs, 0);
+  const hookNs = (before.gt_empty.inclusiveNs + after.gt_empty.inclusiveNs) / 2;
+  // A function can lose its own call boundaries to its caller or gain its
+  // callees': the larger of the two, as a share.
+  const callees = { gt_root: ['gt_mid_a', 'gt_mid_b'], gt_mid_a: ['gt_leaf_x'], gt_mid_b: ['gt_leaf_y', 'gt_leaf_z'] };
+  const boundaryPp = Math.max(...GT_FUNCTIONS.map((f) => (100 * hookNs *
+    Math.max(run.calls[f], (callees[f] || []).reduce((a, c) => a + run.calls[c], 0))) / total));
+  return { shares, calDriftPp, boundaryPp, hookNs, nsPerRoot: total / run.calls.gt_root };
+}
+
+/** One run: the tree under wasmtrace, then under V8's profiler, each in a fresh page. */
+export async function groundTruthRun(browser, server, { ms = 3000, intervalUs = 100, calMs = 800 } = {}) {
+  // Under wasmtrace.
+  let page = await browser.newPage();
+  await page.goto(`${server.url}bench/callheavy_gt/index.html?session=${intervalUs}`);
+  await page.waitForFunction('self.gtReady === true', null, { timeout: 60000 });
+  await waitForWasmtrace(page, { timeoutMs: 60000 });
+  const wt = await calibratedRun(page, ms, calMs);
+  const [session] = await collectTraces(page, { parse: false, timeoutMs: 120000 });
+  if (!session || !session.bytes) throw new Error(`callheavy_gt: no trace (${session && session.error})`);
+  await page.close();
+  const analysis = analyzeTrace(parseTrace(session.bytes));
+  const stacks = analysis.threads.flatMap((t) => t.samples.map((s) => s.stack));
+  const wtSampled = sampledShares(stacks);
+  const stats = session.stats || {};
+
+  // Under V8's CPU profiler (no session: the hooks run, nothing samples them).
+  page = await browser.newPage();
+  await page.goto(`${server.url}bench/callheavy_gt/index.html`);
+  await page.waitForFunction('self.gtReady === true', null, { timeout: 60000 });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+  let v8profile;
+  const v8 = await calibratedRun(page, ms, calMs, async (what) => {
+    if (what === 'start') await cdp.send('Profiler.start');
+    else v8profile = (await cdp.send('Profiler.stop')).profile;
+  });
+  await cdp.detach();
+  await page.close();
+  const v8Sampled = sampledShares(v8Stacks(v8profile));
+
+  const wtTruth = truthOf(wt);
+  const v8Truth = truthOf(v8);
+  const judged = GT_FUNCTIONS.filter((f) => wtTruth.shares[f] >= GT_MIN_SHARE);
+  return {
+    wt: { ...wtTruth, sampled: wtSampled, calls: wt.run.calls, wallMs: wt.run.wallMs,
+      taken: stats.samplesTaken, torn: stats.samplesTorn, partial: stats.samplesPartial },
+    v8: { ...v8Truth, sampled: v8Sampled, calls: v8.run.calls, wallMs: v8.run.wallMs },
+    judged,
+    maxPp: maxDiff(wtSampled.shares, wtTruth.shares, judged),
+    vsV8MaxPp: maxDiff(wtSampled.shares, v8Sampled.shares, GT_FUNCTIONS),
+    v8VsTruthMaxPp: maxDiff(v8Sampled.shares, v8Truth.shares, GT_FUNCTIONS.filter((f) => v8Truth.shares[f] >= GT_MIN_SHARE)),
+  };
+}
+
+/** RUNS runs in one headless Chromium; the two figures by stable name. */
+export async function groundTruthFigures(buildDir, runs, opts = {}) {
+  const server = await serve(buildDir);
+  const browser = await launch();
+  const all = [];
+  try {
+    for (let i = 0; i < runs; i++) all.push(await groundTruthRun(browser, server, opts));
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  const figure = (get, target) => ({ median: median(all.map(get)), runs: all.map(get), unit: 'pp', ci95: null, target });
+  return {
+    runs: all,
+    figures: {
+      'fidelity.callheavy.max_pp': figure((r) => r.maxPp, '<= 2'),
+      'fidelity.callheavy_vs_v8.max_pp': figure((r) => r.vsV8MaxPp, '<= 3'),
+    },
+  };
+}
+
+/** The per-run ground-truth tables as Markdown. */
+export function groundTruthTable(runs) {
+  const pct = (x) => x.toFixed(1);
+  const head = GT_FUNCTIONS.map((f) => `\`${f}\``).join(' | ');
+  const rows = [];
+  runs.forEach((r, i) => {
+    const cell = (f) => `${pct(r.wt.shares[f])} / ${pct(r.wt.sampled.shares[f])} / ${pct(r.v8.sampled.shares[f])}`;
+    rows.push(`| ${i + 1} | ${GT_FUNCTIONS.map(cell).join(' | ')} | **${r.maxPp.toFixed(2)}** | **${r.vsV8MaxPp.toFixed(2)}** | ` +
+      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} |`);
+  });
+  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | boundary pp | call + hooks ns | ns per gt_root |`,
+    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
 }
 
 /** The per-run table as Markdown. */
@@ -80,6 +261,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { runs: all, figures } = callHeavyFigures(build, runs);
   console.log(`# node bench/callheavy.mjs ${runs} ${build}`);
   console.log(callHeavyTable(all));
+  const gt = await groundTruthFigures(build, runs);
+  console.log('\nPer function, % of the time under gt_root: truth / wasmtrace / V8');
+  console.log(groundTruthTable(gt.runs));
+  Object.assign(figures, gt.figures);
   for (const [k, v] of Object.entries(figures)) console.log(`${k}: median ${v.median.toFixed(3)} (runs: ${v.runs.map((x) => x.toFixed(2)).join(' ')})`);
   if (build === resolve(join(root, 'build/wasm'))) writeFigures(figures);
 }
