@@ -92,9 +92,33 @@ export function writeFigures(figures) {
 export const GT_FUNCTIONS = ['gt_root', 'gt_mid_a', 'gt_mid_b', 'gt_leaf_x', 'gt_leaf_y', 'gt_leaf_z'];
 const GT_MIN_SHARE = 2; // %: the issue's threshold for judging a function
 
-/** Self-time shares (%) from one calibration and the recording's call counts. */
-function truthShares(cal, calls) {
-  const t = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, calls[f] * cal[f].selfNs]));
+const GT_CALLEES = { gt_root: { gt_mid_a: 1, gt_mid_b: 1 }, gt_mid_a: { gt_leaf_x: 4 }, gt_mid_b: { gt_leaf_y: 2, gt_leaf_z: 1 } };
+const GT_LEAVES = ['gt_leaf_x', 'gt_leaf_y', 'gt_leaf_z'];
+
+/** One calibration's model: c (ns per spin step) and h (ns per call besides
+ * its spin) fitted to the leaves' inclusive costs (least squares, three
+ * points), each function's self cost n x c + h, and how far the model's
+ * inclusive cost of each inner function is from the calibrated one (%). */
+function modelOf(cal) {
+  const xs = GT_LEAVES.map((f) => cal[f].spin);
+  const ys = GT_LEAVES.map((f) => cal[f].inclusiveNs);
+  const mx = xs.reduce((a, b) => a + b) / xs.length;
+  const my = ys.reduce((a, b) => a + b) / ys.length;
+  const c = xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  const h = my - c * mx;
+  const selfNs = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, cal[f].spin * c + h]));
+  const inclusive = (f) => selfNs[f] + Object.entries(GT_CALLEES[f] || {}).reduce((a, [g, k]) => a + k * inclusive(g), 0);
+  const offPct = Math.max(...Object.keys(GT_CALLEES).map((f) => Math.abs(100 * (inclusive(f) / cal[f].inclusiveNs - 1))));
+  // The other reading of the same calibration: self = inclusive minus the
+  // callees' inclusive costs (a difference of large numbers, so noisier).
+  const bySubtraction = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, cal[f].inclusiveNs -
+    Object.entries(GT_CALLEES[f] || {}).reduce((a, [g, k]) => a + k * cal[g].inclusiveNs, 0)]));
+  return { c, h, selfNs, offPct, bySubtraction };
+}
+
+/** Self-time shares (%) from per-call self costs and the recording's call counts. */
+function truthShares(selfNs, calls) {
+  const t = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, calls[f] * selfNs[f]]));
   const total = GT_FUNCTIONS.reduce((a, f) => a + t[f], 0);
   return Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (100 * t[f]) / total]));
 }
@@ -149,21 +173,26 @@ async function calibratedRun(page, ms, calMs, between = async () => {}) {
   return { before, after, run };
 }
 
-/** The truth for one recording: shares from the mean of the two calibrations,
- * how far the two calibrations disagree, and the share of time that sits in
- * the hooks at call boundaries (which a profiler may put on either side). */
+/** The truth for one recording: shares from the mean of the two
+ * calibrations' models, how far the two disagree (pp), how far the model is
+ * from the calibrated inclusive costs (%), and the share of time a bare call
+ * with its hooks takes at the call boundaries of the function with the most
+ * of them (which a profiler may put on either side of the boundary). */
 function truthOf({ before, after, run }) {
-  const mean = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, { selfNs: (before[f].selfNs + after[f].selfNs) / 2 }]));
-  const shares = truthShares(mean, run.calls);
-  const calDriftPp = maxDiff(truthShares(before, run.calls), truthShares(after, run.calls), GT_FUNCTIONS);
-  const total = GT_FUNCTIONS.reduce((a, f) => a + run.calls[f] * mean[f].selfNs, 0);
+  const [mb, ma] = [modelOf(before), modelOf(after)];
+  const selfNs = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (mb.selfNs[f] + ma.selfNs[f]) / 2]));
+  const shares = truthShares(selfNs, run.calls);
+  const calDriftPp = maxDiff(truthShares(mb.selfNs, run.calls), truthShares(ma.selfNs, run.calls), GT_FUNCTIONS);
+  const total = GT_FUNCTIONS.reduce((a, f) => a + run.calls[f] * selfNs[f], 0);
   const hookNs = (before.gt_empty.inclusiveNs + after.gt_empty.inclusiveNs) / 2;
   // A function can lose its own call boundaries to its caller or gain its
   // callees': the larger of the two, as a share.
-  const callees = { gt_root: ['gt_mid_a', 'gt_mid_b'], gt_mid_a: ['gt_leaf_x'], gt_mid_b: ['gt_leaf_y', 'gt_leaf_z'] };
   const boundaryPp = Math.max(...GT_FUNCTIONS.map((f) => (100 * hookNs *
-    Math.max(run.calls[f], (callees[f] || []).reduce((a, c) => a + run.calls[c], 0))) / total));
-  return { shares, calDriftPp, boundaryPp, hookNs, nsPerRoot: total / run.calls.gt_root };
+    Math.max(run.calls[f], Object.keys(GT_CALLEES[f] || {}).reduce((a, g) => a + run.calls[g], 0))) / total));
+  const subSelf = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (mb.bySubtraction[f] + ma.bySubtraction[f]) / 2]));
+  const subtractionPp = maxDiff(shares, truthShares(subSelf, run.calls), GT_FUNCTIONS);
+  return { shares, calDriftPp, modelOffPct: Math.max(mb.offPct, ma.offPct), subtractionPp, boundaryPp, hookNs,
+    stepNs: (mb.c + ma.c) / 2, callNs: (mb.h + ma.h) / 2, nsPerRoot: total / run.calls.gt_root };
 }
 
 /** One run: the tree under wasmtrace, then under V8's profiler, each in a fresh page. */
@@ -241,10 +270,10 @@ export function groundTruthTable(runs) {
   runs.forEach((r, i) => {
     const cell = (f) => `${pct(r.wt.shares[f])} / ${pct(r.wt.sampled.shares[f])} / ${pct(r.v8.sampled.shares[f])}`;
     rows.push(`| ${i + 1} | ${GT_FUNCTIONS.map(cell).join(' | ')} | **${r.maxPp.toFixed(2)}** | **${r.vsV8MaxPp.toFixed(2)}** | ` +
-      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} |`);
+      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.modelOffPct.toFixed(1)} | ${r.wt.subtractionPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.stepNs.toFixed(2)} / ${r.wt.callNs.toFixed(1)} / ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} |`);
   });
-  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | boundary pp | call + hooks ns | ns per gt_root |`,
-    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
+  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | model off % | by subtraction, pp | boundary pp | ns: step c / call h / bare call | ns per gt_root |`,
+    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
 }
 
 /** The per-run table as Markdown. */

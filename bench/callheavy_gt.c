@@ -10,17 +10,21 @@
  * Every function does a fixed amount of work per call (a dependent chain of
  * integer steps, never a call: spin is always_inline and carries no
  * hooks), so its self time over a recording is exactly calls x its
- * per-call self cost. The program counts the calls; the per-call costs are
- * calibrated in the same process right before and right after the
- * recording: each function is called directly in a timed loop (the same
- * call, with its hooks, as in the tree), which gives its inclusive cost
- * per call, and self = inclusive - sum over its callees of (calls per call
- * x the callee's inclusive cost). gt_empty (no work) measures what one
- * call with its two hooks costs: the part of the truth that a profiler
- * may put on either side of a call boundary.
+ * per-call self cost. The program counts the calls. The per-call self
+ * cost of a function is n x c + h: n its spin length (fixed), c the cost of
+ * one spin step and h what one call costs besides its spin (the call, the
+ * two hooks, the call counter, the spin's setup). c and h are calibrated
+ * in the same page right before and right after the recording from the
+ * inclusive costs of two leaves of different spin lengths, each called
+ * directly in a timed loop (the same call, with its hooks, as in the tree):
+ * a slope and an intercept, no difference of two large numbers. The
+ * inclusive costs of the inner functions, calibrated the same way, check
+ * the model (bench/callheavy.mjs reports how far it is off). gt_empty (no
+ * work) measures a bare call with its two hooks: the part of the truth
+ * that a profiler may put on either side of a call boundary.
  *
  * Exports (the page calls them on the main thread, see callheavy_gt.html):
- *   gt_calibrate(ms)  self.gtCalibration = {fn: ns per call, self}
+ *   gt_calibrate(ms)  self.gtCalibration = {fn: {inclusiveNs, spin}}
  *   gt_run(ms)        runs gt_root for ms; self.gtRun = {calls, wall ms}
  */
 #include <stdint.h>
@@ -97,18 +101,7 @@ __attribute__((noinline)) void gt_root(void) {
   gt_mid_b();
 }
 
-typedef void (*gt_fn)(void);
-static gt_fn const g_fns[F_COUNT] = {gt_root, gt_mid_a, gt_mid_b, gt_leaf_x, gt_leaf_y, gt_leaf_z, gt_empty};
-
-/* Calls of each function per call of its caller: [caller][callee]. */
-static const int g_tree[F_COUNT][F_COUNT] = {
-    [F_ROOT] = {[F_MID_A] = 1, [F_MID_B] = 1},
-    [F_MID_A] = {[F_LEAF_X] = 4},
-    [F_MID_B] = {[F_LEAF_Y] = 2, [F_LEAF_Z] = 1},
-};
-
-/* Calls f n times, as the tree does (a direct call with its hooks); the
- * pointer is resolved once, the calls themselves are direct. */
+/* Calls f n times, as the tree does (a direct call with its hooks). */
 __attribute__((noinline)) static void gt_loop(int f, int n) {
   switch (f) {
     case F_ROOT: for (int i = 0; i < n; i++) gt_root(); break;
@@ -121,43 +114,43 @@ __attribute__((noinline)) static void gt_loop(int f, int n) {
   }
 }
 
-/* The inclusive cost of one call of f, ns: the best of several timed
- * blocks (the fastest block is the one least disturbed by preemption on a
- * loaded machine). */
-static double inclusive_ns(int f, double budget_ms) {
-  int n = 1000;
-  double t, best = 1e30;
-  /* Grow a block until it lasts ~2 ms (timer resolution in a page: 5 us). */
-  for (;;) {
-    t = emscripten_get_now();
-    gt_loop(f, n);
-    t = emscripten_get_now() - t;
-    if (t > 2.0 || n > (1 << 26)) break;
-    n *= 2;
-  }
-  double end = emscripten_get_now() + budget_ms;
-  do {
-    t = emscripten_get_now();
-    gt_loop(f, n);
-    t = emscripten_get_now() - t;
-    if (t < best) best = t;
-  } while (emscripten_get_now() < end);
-  return best * 1e6 / n;
+/* A block of n calls of f, ms. */
+static double block_ms(int f, int n) {
+  double t = emscripten_get_now();
+  gt_loop(f, n);
+  return emscripten_get_now() - t;
 }
 
+/* Exports each function's inclusive cost per call, ns, and the spin length
+ * of each (the page turns them into per-call self costs): the best of many
+ * blocks of ~1 ms per function, the functions taken in turn so that all see
+ * the same moments of a loaded machine (the fastest block is the one least
+ * disturbed by preemption). Runs the tree first so that V8 has tiered it up
+ * as it has in a recording. */
 EMSCRIPTEN_KEEPALIVE void gt_calibrate(double ms) {
-  double incl[F_COUNT], self[F_COUNT];
-  for (int f = 0; f < F_COUNT; f++) incl[f] = inclusive_ns(f, ms / F_COUNT);
+  int n[F_COUNT];
+  double best[F_COUNT];
+  double warm = emscripten_get_now() + ms / 4;
+  while (emscripten_get_now() < warm) gt_loop(F_ROOT, 256);
   for (int f = 0; f < F_COUNT; f++) {
-    self[f] = incl[f];
-    for (int c = 0; c < F_COUNT; c++) self[f] -= g_tree[f][c] * incl[c];
+    /* Grow a block until it lasts ~1 ms (timer resolution in a page: 5 us). */
+    for (n[f] = 256; block_ms(f, n[f]) < 1.0 && n[f] < (1 << 26); n[f] *= 2) {
+    }
+    best[f] = 1e30;
   }
+  double end = emscripten_get_now() + ms;
+  do {
+    for (int f = 0; f < F_COUNT; f++) {
+      double t = block_ms(f, n[f]);
+      if (t < best[f]) best[f] = t;
+    }
+  } while (emscripten_get_now() < end);
   char json[1024];
-  int n = snprintf(json, sizeof json, "{");
+  int k = snprintf(json, sizeof json, "{");
   for (int f = 0; f < F_COUNT; f++)
-    n += snprintf(json + n, sizeof json - n, "%s\"%s\":{\"inclusiveNs\":%.4f,\"selfNs\":%.4f}", f ? "," : "",
-                  g_names[f], incl[f], self[f]);
-  snprintf(json + n, sizeof json - n, "}");
+    k += snprintf(json + k, sizeof json - k, "%s\"%s\":{\"inclusiveNs\":%.4f,\"spin\":%d}", f ? "," : "", g_names[f],
+                  best[f] * 1e6 / n[f], f == F_EMPTY ? 0 : g_len[f]);
+  snprintf(json + k, sizeof json - k, "}");
   EM_ASM({ self.gtCalibration = JSON.parse(UTF8ToString($0)); }, json);
 }
 
