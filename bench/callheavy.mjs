@@ -30,6 +30,7 @@
 // those names (other keys in the file are kept). bench/run.mjs calls it too.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readProfile, weightOf } from '../lib/profile.mjs';
@@ -95,24 +96,25 @@ const GT_MIN_SHARE = 2; // %: the issue's threshold for judging a function
 const GT_CALLEES = { gt_root: { gt_mid_a: 1, gt_mid_b: 1 }, gt_mid_a: { gt_leaf_x: 4 }, gt_mid_b: { gt_leaf_y: 2, gt_leaf_z: 1 } };
 const GT_LEAVES = ['gt_leaf_x', 'gt_leaf_y', 'gt_leaf_z'];
 
-/** One calibration's model: c (ns per spin step) and h (ns per call besides
- * its spin) fitted to the leaves' inclusive costs (least squares, three
- * points), each function's self cost n x c + h, and how far the model's
- * inclusive cost of each inner function is from the calibrated one (%). */
-function modelOf(cal) {
-  const xs = GT_LEAVES.map((f) => cal[f].spin);
-  const ys = GT_LEAVES.map((f) => cal[f].inclusiveNs);
+/** One calibration round's model: c (ns per spin step) and h (ns per call
+ * besides its spin) fitted to the leaves' inclusive costs (least squares,
+ * three points), each function's self cost n x c + h, and how far the
+ * model's inclusive cost of each inner function is from the calibrated one
+ * (%). round: {fn: inclusive ns per call}; spin: {fn: steps}. */
+function modelOf(round, spin) {
+  const xs = GT_LEAVES.map((f) => spin[f]);
+  const ys = GT_LEAVES.map((f) => round[f]);
   const mx = xs.reduce((a, b) => a + b) / xs.length;
   const my = ys.reduce((a, b) => a + b) / ys.length;
   const c = xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
   const h = my - c * mx;
-  const selfNs = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, cal[f].spin * c + h]));
+  const selfNs = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, spin[f] * c + h]));
   const inclusive = (f) => selfNs[f] + Object.entries(GT_CALLEES[f] || {}).reduce((a, [g, k]) => a + k * inclusive(g), 0);
-  const offPct = Math.max(...Object.keys(GT_CALLEES).map((f) => Math.abs(100 * (inclusive(f) / cal[f].inclusiveNs - 1))));
-  // The other reading of the same calibration: self = inclusive minus the
+  const offPct = Math.max(...Object.keys(GT_CALLEES).map((f) => Math.abs(100 * (inclusive(f) / round[f] - 1))));
+  // The other reading of the same round: self = inclusive minus the
   // callees' inclusive costs (a difference of large numbers, so noisier).
-  const bySubtraction = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, cal[f].inclusiveNs -
-    Object.entries(GT_CALLEES[f] || {}).reduce((a, [g, k]) => a + k * cal[g].inclusiveNs, 0)]));
+  const bySubtraction = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, round[f] -
+    Object.entries(GT_CALLEES[f] || {}).reduce((a, [g, k]) => a + k * round[g], 0)]));
   return { c, h, selfNs, offPct, bySubtraction };
 }
 
@@ -122,6 +124,13 @@ function truthShares(selfNs, calls) {
   const total = GT_FUNCTIONS.reduce((a, f) => a + t[f], 0);
   return Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (100 * t[f]) / total]));
 }
+
+const medianOf = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+/** Per function, the median over rounds of get(model of the round). */
+const medianBy = (models, get) => Object.fromEntries(GT_FUNCTIONS.map((f) => [f, medianOf(models.map((m) => get(m)[f]))]));
 
 /** Shares (%) of the samples under gt_root, each charged to the deepest tree
  * function on its stack (frames a profiler sees that are not in the tree, such
@@ -173,26 +182,35 @@ async function calibratedRun(page, ms, calMs, between = async () => {}) {
   return { before, after, run };
 }
 
-/** The truth for one recording: shares from the mean of the two
- * calibrations' models, how far the two disagree (pp), how far the model is
- * from the calibrated inclusive costs (%), and the share of time a bare call
- * with its hooks takes at the call boundaries of the function with the most
- * of them (which a profiler may put on either side of the boundary). */
+/** The truth for one recording: per function, the median over the
+ * calibration rounds (before and after the recording) of its share; how far
+ * the medians of the rounds before and of those after differ (pp); the
+ * median of how far the model is from the calibrated inclusive costs of the
+ * inner functions (%); how far the truth moves when read by subtraction (pp);
+ * and the share of time a bare call with its hooks takes at the call
+ * boundaries of the function with the most of them (which a profiler may
+ * put on either side of the boundary). */
 function truthOf({ before, after, run }) {
-  const [mb, ma] = [modelOf(before), modelOf(after)];
-  const selfNs = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (mb.selfNs[f] + ma.selfNs[f]) / 2]));
-  const shares = truthShares(selfNs, run.calls);
-  const calDriftPp = maxDiff(truthShares(mb.selfNs, run.calls), truthShares(ma.selfNs, run.calls), GT_FUNCTIONS);
+  const mb = before.rounds.map((r) => modelOf(r, before.spin));
+  const ma = after.rounds.map((r) => modelOf(r, after.spin));
+  const all = [...mb, ...ma];
+  const shareOf = (m) => truthShares(m.selfNs, run.calls);
+  const shares = medianBy(all, shareOf);
+  const calDriftPp = maxDiff(medianBy(mb, shareOf), medianBy(ma, shareOf), GT_FUNCTIONS);
+  const subtractionPp = maxDiff(shares, medianBy(all, (m) => truthShares(m.bySubtraction, run.calls)), GT_FUNCTIONS);
+  const selfNs = medianBy(all, (m) => m.selfNs);
   const total = GT_FUNCTIONS.reduce((a, f) => a + run.calls[f] * selfNs[f], 0);
-  const hookNs = (before.gt_empty.inclusiveNs + after.gt_empty.inclusiveNs) / 2;
+  const hookNs = medianOf([...before.rounds, ...after.rounds].map((r) => r.gt_empty));
   // A function can lose its own call boundaries to its caller or gain its
   // callees': the larger of the two, as a share.
   const boundaryPp = Math.max(...GT_FUNCTIONS.map((f) => (100 * hookNs *
     Math.max(run.calls[f], Object.keys(GT_CALLEES[f] || {}).reduce((a, g) => a + run.calls[g], 0))) / total));
-  const subSelf = Object.fromEntries(GT_FUNCTIONS.map((f) => [f, (mb.bySubtraction[f] + ma.bySubtraction[f]) / 2]));
-  const subtractionPp = maxDiff(shares, truthShares(subSelf, run.calls), GT_FUNCTIONS);
-  return { shares, calDriftPp, modelOffPct: Math.max(mb.offPct, ma.offPct), subtractionPp, boundaryPp, hookNs,
-    stepNs: (mb.c + ma.c) / 2, callNs: (mb.h + ma.h) / 2, nsPerRoot: total / run.calls.gt_root };
+  // The share of the recording's wall time the tree's calibrated work
+  // accounts for: below 100 % when the OS ran something else on the CPU.
+  const cpuPct = (100 * total) / (run.wallMs * 1e6);
+  return { shares, calDriftPp, modelOffPct: medianOf(all.map((m) => m.offPct)), subtractionPp, boundaryPp, hookNs, cpuPct,
+    stepNs: medianOf(all.map((m) => m.c)), callNs: medianOf(all.map((m) => m.h)), nsPerRoot: total / run.calls.gt_root,
+    rounds: all.length };
 }
 
 /** One run: the tree under wasmtrace, then under V8's profiler, each in a fresh page. */
@@ -270,10 +288,10 @@ export function groundTruthTable(runs) {
   runs.forEach((r, i) => {
     const cell = (f) => `${pct(r.wt.shares[f])} / ${pct(r.wt.sampled.shares[f])} / ${pct(r.v8.sampled.shares[f])}`;
     rows.push(`| ${i + 1} | ${GT_FUNCTIONS.map(cell).join(' | ')} | **${r.maxPp.toFixed(2)}** | **${r.vsV8MaxPp.toFixed(2)}** | ` +
-      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.modelOffPct.toFixed(1)} | ${r.wt.subtractionPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.stepNs.toFixed(2)} / ${r.wt.callNs.toFixed(1)} / ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} |`);
+      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.modelOffPct.toFixed(1)} | ${r.wt.subtractionPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.stepNs.toFixed(2)} / ${r.wt.callNs.toFixed(1)} / ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} | ${r.wt.cpuPct.toFixed(0)} / ${r.v8.cpuPct.toFixed(0)} |`);
   });
-  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | model off % | by subtraction, pp | boundary pp | ns: step c / call h / bare call | ns per gt_root |`,
-    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
+  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | model off % | by subtraction, pp | boundary pp | ns: step c / call h / bare call | ns per gt_root | work / wall %, wasmtrace / V8 run |`,
+    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
 }
 
 /** The per-run table as Markdown. */
@@ -284,16 +302,102 @@ export function callHeavyTable(runs) {
     '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The load average (1/5/15 min) as text. */
+export const loadText = (l = loadavg()) => l.map((x) => x.toFixed(2)).join(' / ');
+
+/** Section 7 of docs/BENCHMARKS.md: the Node figures, then the per-function
+ * fidelity in Chromium; load: the load average before and after, as text. */
+export function callHeavySection(node, gt, command, load) {
+  const runs = (k) => gt.figures[k].runs.map((x) => x.toFixed(2)).join(', ');
+  const med = (k) => gt.figures[k].median.toFixed(2);
+  return `## 7. Call-heavy code: a stack that never stops moving
+
+\`${command}\` (\`bench/callheavy.mjs\`). **The machine was loaded** while
+this ran (${cpus().length} cores shared with other jobs; load average
+1/5/15 min ${load}): the figures are what a loaded box gives.
+
+### Dropped and partial ticks, phase shares (Node)
+
+\`bench/callheavy.c\` in Node, built with -finstrument-functions (after
+inlining), sampled at 10 kHz for 2 s per run: the main thread alternates a
+qsort of 20,000 strings through a per-character comparator (cmp_entries →
+key_less → char_code, a few ns per call) and a recursive evaluator, and times
+each phase itself. Dropped: ticks lost because the stack moved during every
+copy (\`sampler.torn_pct.callheavy\`); partial: ticks kept with a true prefix
+and a "(partial stack)" leaf (\`sampler.truncated_pct.callheavy\`); max
+error: the sort phase's share of the phase samples in the trace minus its
+measured share (\`fidelity.callheavy.phase_pp\`; the evaluator's error is
+the same, mirrored). Per run, not pooled:
+
+${callHeavyTable(node.runs)}
+
+### Per-function self time against a ground truth and against V8 (Chromium)
+
+\`bench/callheavy_gt.c\`, every function instrumented
+(\`wasmtrace_instrument(... FULL)\`, \`--profiling-funcs\`), in headless
+Chromium on the page's main thread: a fixed call tree of ns-scale functions
+(\`gt_root\` → \`gt_mid_a\` → 4 × \`gt_leaf_x\`; \`gt_root\` →
+\`gt_mid_b\` → 2 × \`gt_leaf_y\` + \`gt_leaf_z\`; ~${Math.round(median(gt.runs.map((r) => r.wt.nsPerRoot)))} ns per
+\`gt_root\`, 12 to 140 spin steps of ~${median(gt.runs.map((r) => r.wt.stepNs)).toFixed(1)} ns per function, 10 calls per
+root), run for 3 s. Each run: one page under a wasmtrace session at 10 kHz,
+then a fresh page under V8's CPU profiler (CDP \`Profiler.setSamplingInterval\`
+1000 µs, \`Profiler.start\`/\`stop\`, no wasmtrace session). Shares are of the
+samples with \`gt_root\` on the stack, each charged to the deepest tree
+function on it (V8's frames of the hooks fold into the tree function that
+called them).
+
+**The ground truth.** Every tree function's own work is a fixed chain of
+dependent integer steps (never a call, inlined, no hooks), so its self time
+over a recording is exactly *calls × per-call self cost*. The program counts
+the calls. The per-call self cost is *n × c + h*: *n* the function's fixed
+spin length, *c* the cost of one step and *h* what a call costs besides its
+spin (the call, the two hooks, the counter). *c* and *h* are fitted
+(least squares) to the inclusive cost per call of the three leaves, each
+called directly in a timed loop (best of ~1 ms blocks, the functions timed
+in turn, after a warm-up that lets V8 tier the code up) in the same page
+right before and right after the recording; the truth uses the mean of the
+two. It needs no clock inside the ns-scale functions and no difference of
+large numbers. Its own error, per run in the table: *calibration drift*, how
+far the shares from the calibration before and the one after differ;
+*boundary*, the share of time a bare call with its hooks (\`gt_empty\`)
+takes at the call boundaries of the function that has most of them, which a
+profiler may rightly put on either side of the boundary (wasmtrace charges
+the hook time before its push and after its pop to the caller); *model
+off*, how far the model's inclusive cost of the inner functions is from
+their calibrated one (in a tight loop the CPU overlaps the hooks with the
+dependent spin chain, so the calibrated costs of isolated functions are not
+exactly additive; this is the least settled part of the truth); *by
+subtraction*, how far the truth moves when each function's self cost is
+instead its calibrated inclusive cost minus its callees' (noisier).
+V8 against the same truth is given as an independent check of the truth
+itself.
+
+Cells: truth / wasmtrace / V8, % of the time under \`gt_root\`. Per run, not
+pooled:
+
+${groundTruthTable(gt.runs)}
+
+- \`fidelity.callheavy.max_pp\` (worst |wasmtrace − truth| over the functions
+  with ≥ 2 % of the time, target ≤ 2 pp): per run ${runs('fidelity.callheavy.max_pp')}; median **${med('fidelity.callheavy.max_pp')} pp**
+- \`fidelity.callheavy_vs_v8.max_pp\` (worst |wasmtrace − V8| over the six
+  functions, both see all of them, target ≤ 3 pp): per run ${runs('fidelity.callheavy_vs_v8.max_pp')}; median **${med('fidelity.callheavy_vs_v8.max_pp')} pp**
+
+V8 samples ~${Math.round(median(gt.runs.map((r) => r.v8.sampled.samples)))} times per run at 1 ms against wasmtrace's
+~${Math.round(median(gt.runs.map((r) => r.wt.sampled.samples)))} at 10 kHz, so the binomial noise of V8's shares (about
+±${(196 * Math.sqrt(0.3 * 0.7 / median(gt.runs.map((r) => r.v8.sampled.samples)))).toFixed(1)} pp at 95 % for a 30 % share) is most of the
+difference between the two profilers; the runs under wasmtrace and under V8 are
+separate recordings.`;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] || 5);
   const build = resolve(process.argv[3] || join(root, 'build/wasm'));
-  const { runs: all, figures } = callHeavyFigures(build, runs);
-  console.log(`# node bench/callheavy.mjs ${runs} ${build}`);
-  console.log(callHeavyTable(all));
+  const before = loadText();
+  const node = callHeavyFigures(build, runs);
   const gt = await groundTruthFigures(build, runs);
-  console.log('\nPer function, % of the time under gt_root: truth / wasmtrace / V8');
-  console.log(groundTruthTable(gt.runs));
-  Object.assign(figures, gt.figures);
+  const figures = { ...node.figures, ...gt.figures };
+  console.log(callHeavySection(node, gt, `node bench/callheavy.mjs ${runs}`, `${before} before, ${loadText()} after`));
+  console.log();
   for (const [k, v] of Object.entries(figures)) console.log(`${k}: median ${v.median.toFixed(3)} (runs: ${v.runs.map((x) => x.toFixed(2)).join(' ')})`);
   if (build === resolve(join(root, 'build/wasm'))) writeFigures(figures);
 }

@@ -24,7 +24,7 @@
  * that a profiler may put on either side of a call boundary.
  *
  * Exports (the page calls them on the main thread, see callheavy_gt.html):
- *   gt_calibrate(ms)  self.gtCalibration = {fn: {inclusiveNs, spin}}
+ *   gt_calibrate(ms)  self.gtCalibration = {spin: {fn: n}, rounds: [{fn: ns}]}
  *   gt_run(ms)        runs gt_root for ms; self.gtRun = {calls, wall ms}
  */
 #include <stdint.h>
@@ -121,37 +121,49 @@ static double block_ms(int f, int n) {
   return emscripten_get_now() - t;
 }
 
-/* Exports each function's inclusive cost per call, ns, and the spin length
- * of each (the page turns them into per-call self costs): the best of many
- * blocks of ~1 ms per function, the functions taken in turn so that all see
- * the same moments of a loaded machine (the fastest block is the one least
- * disturbed by preemption). Runs the tree first so that V8 has tiered it up
- * as it has in a recording. */
+#define MAX_ROUNDS 4096
+static double g_rounds[MAX_ROUNDS][F_COUNT];
+
+/* Exports, per round, each function's inclusive cost per call, ns, and the
+ * spin length of each (the page turns them into per-call self costs): a
+ * round times one block of ~1 ms per function, the functions in turn, so
+ * that within a round all see the same moment of a loaded machine (the
+ * page takes the median over rounds, which leaves out the rounds a
+ * preemption hit). Runs the tree first so that V8 has tiered it up as it
+ * has in a recording. */
 EMSCRIPTEN_KEEPALIVE void gt_calibrate(double ms) {
-  int n[F_COUNT];
-  double best[F_COUNT];
+  int n[F_COUNT], rounds = 0;
   double warm = emscripten_get_now() + ms / 4;
   while (emscripten_get_now() < warm) gt_loop(F_ROOT, 256);
   for (int f = 0; f < F_COUNT; f++) {
     /* Grow a block until it lasts ~1 ms (timer resolution in a page: 5 us). */
     for (n[f] = 256; block_ms(f, n[f]) < 1.0 && n[f] < (1 << 26); n[f] *= 2) {
     }
-    best[f] = 1e30;
   }
   double end = emscripten_get_now() + ms;
   do {
-    for (int f = 0; f < F_COUNT; f++) {
-      double t = block_ms(f, n[f]);
-      if (t < best[f]) best[f] = t;
-    }
-  } while (emscripten_get_now() < end);
-  char json[1024];
+    for (int f = 0; f < F_COUNT; f++) g_rounds[rounds][f] = block_ms(f, n[f]) * 1e6 / n[f];
+    rounds++;
+  } while (emscripten_get_now() < end && rounds < MAX_ROUNDS);
+  char json[512];
   int k = snprintf(json, sizeof json, "{");
   for (int f = 0; f < F_COUNT; f++)
-    k += snprintf(json + k, sizeof json - k, "%s\"%s\":{\"inclusiveNs\":%.4f,\"spin\":%d}", f ? "," : "", g_names[f],
-                  best[f] * 1e6 / n[f], f == F_EMPTY ? 0 : g_len[f]);
+    k += snprintf(json + k, sizeof json - k, "%s\"%s\":%d", f ? "," : "", g_names[f], f == F_EMPTY ? 0 : g_len[f]);
   snprintf(json + k, sizeof json - k, "}");
-  EM_ASM({ self.gtCalibration = JSON.parse(UTF8ToString($0)); }, json);
+  /* (No commas in the JS outside parentheses: EM_ASM is a macro.) */
+  EM_ASM({
+    var spin = JSON.parse(UTF8ToString($0));
+    var names = Object.keys(spin);
+    var rounds = [];
+    for (var r = 0; r < $2; r++) {
+      var row = {};
+      for (var f = 0; f < names.length; f++) row[names[f]] = HEAPF64[($1 >> 3) + r * names.length + f];
+      rounds.push(row);
+    }
+    self.gtCalibration = {};
+    self.gtCalibration.spin = spin;
+    self.gtCalibration.rounds = rounds;
+  }, json, &g_rounds[0][0], rounds);
 }
 
 EMSCRIPTEN_KEEPALIVE void gt_run(double ms) {
