@@ -170,6 +170,29 @@ function v8Stacks(profile) {
   return profile.samples.map(stackOf);
 }
 
+/** Stretches where wasmtrace saw the same stack sample after sample for
+ * over 1 ms: no tree function runs that long (~1 us per gt_root), so the
+ * thread was not running (the OS ran something else) and every tick of the
+ * stretch went to the frame it was stopped in. Returns the longest stretch
+ * (ms) and the share of the samples under gt_root in such stretches (%). */
+function frozenStretches(samples, intervalUs) {
+  let longest = 0;
+  let frozen = 0;
+  let total = 0;
+  let start = 0;
+  const inTree = samples.filter((s) => s.stack.includes('gt_root'));
+  const key = (s) => s.stack.join(';');
+  for (let i = 1; i <= inTree.length; i++) {
+    if (i < inTree.length && key(inTree[i]) === key(inTree[start])) continue;
+    const us = inTree[i - 1].ts - inTree[start].ts + intervalUs;
+    longest = Math.max(longest, us / 1000);
+    if (us > 1000) frozen += i - start;
+    total += i - start;
+    start = i;
+  }
+  return { longestMs: longest, frozenPct: total ? (100 * frozen) / total : 0 };
+}
+
 const maxDiff = (a, b, fns) => Math.max(...fns.map((f) => Math.abs(a[f] - b[f])));
 
 /** In the page: calibrate, run the tree for ms, calibrate again. */
@@ -226,6 +249,7 @@ export async function groundTruthRun(browser, server, { ms = 3000, intervalUs = 
   await page.close();
   const analysis = analyzeTrace(parseTrace(session.bytes));
   const stacks = analysis.threads.flatMap((t) => t.samples.map((s) => s.stack));
+  const frozen = frozenStretches(analysis.threads.flatMap((t) => t.samples).sort((a, b) => a.ts - b.ts), intervalUs);
   const wtSampled = sampledShares(stacks);
   const stats = session.stats || {};
 
@@ -249,7 +273,7 @@ export async function groundTruthRun(browser, server, { ms = 3000, intervalUs = 
   const v8Truth = truthOf(v8);
   const judged = GT_FUNCTIONS.filter((f) => wtTruth.shares[f] >= GT_MIN_SHARE);
   return {
-    wt: { ...wtTruth, sampled: wtSampled, calls: wt.run.calls, wallMs: wt.run.wallMs,
+    wt: { ...wtTruth, sampled: wtSampled, calls: wt.run.calls, wallMs: wt.run.wallMs, frozen,
       taken: stats.samplesTaken, torn: stats.samplesTorn, partial: stats.samplesPartial },
     v8: { ...v8Truth, sampled: v8Sampled, calls: v8.run.calls, wallMs: v8.run.wallMs },
     judged,
@@ -288,10 +312,10 @@ export function groundTruthTable(runs) {
   runs.forEach((r, i) => {
     const cell = (f) => `${pct(r.wt.shares[f])} / ${pct(r.wt.sampled.shares[f])} / ${pct(r.v8.sampled.shares[f])}`;
     rows.push(`| ${i + 1} | ${GT_FUNCTIONS.map(cell).join(' | ')} | **${r.maxPp.toFixed(2)}** | **${r.vsV8MaxPp.toFixed(2)}** | ` +
-      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.modelOffPct.toFixed(1)} | ${r.wt.subtractionPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.stepNs.toFixed(2)} / ${r.wt.callNs.toFixed(1)} / ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} | ${r.wt.cpuPct.toFixed(0)} / ${r.v8.cpuPct.toFixed(0)} |`);
+      `${r.v8VsTruthMaxPp.toFixed(2)} | ${r.wt.sampled.samples} / ${r.v8.sampled.samples} | ${r.wt.calDriftPp.toFixed(2)} | ${r.wt.modelOffPct.toFixed(1)} | ${r.wt.subtractionPp.toFixed(2)} | ${r.wt.boundaryPp.toFixed(2)} | ${r.wt.stepNs.toFixed(2)} / ${r.wt.callNs.toFixed(1)} / ${r.wt.hookNs.toFixed(1)} | ${r.wt.nsPerRoot.toFixed(0)} | ${r.wt.cpuPct.toFixed(0)} / ${r.v8.cpuPct.toFixed(0)} | ${r.wt.frozen.longestMs.toFixed(1)} / ${r.wt.frozen.frozenPct.toFixed(1)} |`);
   });
-  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | model off % | by subtraction, pp | boundary pp | ns: step c / call h / bare call | ns per gt_root | work / wall %, wasmtrace / V8 run |`,
-    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
+  return [`| run | ${head} | max pp vs truth | max pp vs V8 | V8 vs its truth, pp | samples wasmtrace / V8 | calibration drift pp | model off % | by subtraction, pp | boundary pp | ns: step c / call h / bare call | ns per gt_root | work / wall %, wasmtrace / V8 run | frozen stack: longest ms / % of samples |`,
+    `|---|${GT_FUNCTIONS.map(() => '---').join('|')}|---|---|---|---|---|---|---|---|---|---|---|---|`, ...rows].join('\n');
 }
 
 /** The per-run table as Markdown. */
@@ -351,26 +375,38 @@ dependent integer steps (never a call, inlined, no hooks), so its self time
 over a recording is exactly *calls × per-call self cost*. The program counts
 the calls. The per-call self cost is *n × c + h*: *n* the function's fixed
 spin length, *c* the cost of one step and *h* what a call costs besides its
-spin (the call, the two hooks, the counter). *c* and *h* are fitted
-(least squares) to the inclusive cost per call of the three leaves, each
-called directly in a timed loop (best of ~1 ms blocks, the functions timed
-in turn, after a warm-up that lets V8 tier the code up) in the same page
-right before and right after the recording; the truth uses the mean of the
-two. It needs no clock inside the ns-scale functions and no difference of
-large numbers. Its own error, per run in the table: *calibration drift*, how
-far the shares from the calibration before and the one after differ;
-*boundary*, the share of time a bare call with its hooks (\`gt_empty\`)
-takes at the call boundaries of the function that has most of them, which a
-profiler may rightly put on either side of the boundary (wasmtrace charges
-the hook time before its push and after its pop to the caller); *model
-off*, how far the model's inclusive cost of the inner functions is from
-their calibrated one (in a tight loop the CPU overlaps the hooks with the
-dependent spin chain, so the calibrated costs of isolated functions are not
-exactly additive; this is the least settled part of the truth); *by
-subtraction*, how far the truth moves when each function's self cost is
-instead its calibrated inclusive cost minus its callees' (noisier).
-V8 against the same truth is given as an independent check of the truth
-itself.
+spin (the call, the two hooks, the counter). *c* and *h* are fitted (least
+squares) to the inclusive cost per call of the three leaves, each called
+directly in a timed loop, in the same page right before and right after the
+recording (after a warm-up that lets V8 tier the code up as in the
+recording). Each calibration is a series of rounds (~100 per calibration); a
+round times one ~1 ms block of every function in turn, so that all of a
+round sees the same moment of the loaded machine; the truth is, per
+function, the median over the rounds of before and after of the share each
+round's fit gives. Why this is ground truth for ns-scale functions: it needs
+no clock inside them (a page's clock has 5 µs resolution and costs a JS
+call), the work per call is fixed by construction, the counts are exact, and
+what is calibrated is two numbers (a slope over 12–140 steps and its
+intercept), not a difference of large numbers. Its own error, per run in the
+table: *calibration drift*, how far the medians of the rounds before and of
+those after the recording differ (0.01–0.6 pp); *boundary*, the share of time
+a bare call with its hooks (\`gt_empty\`) takes at the call boundaries of the
+function that has most of them (\`gt_mid_a\`'s four calls of \`gt_leaf_x\`),
+which a profiler may rightly put on either side of the boundary (wasmtrace
+charges the hook time before its push and after its pop to the caller, V8
+charges the hook frames to the callee): the truth cannot be sharper than
+this, ~1.9 pp; *model off*, the median over rounds of how far the model's
+inclusive cost of the inner functions is from their calibrated one (a CPU
+overlaps a call's hooks with the dependent spin chain around it, so the
+isolated costs are not exactly additive: the model under-predicts the inner
+functions' cost by this much, and that time is spread over the tree in a way
+the model does not say); *by subtraction*, how far the truth moves when each
+function's self cost is instead its calibrated inclusive cost minus its
+callees' (5–6 pp: the same overlap, all charged to the callers). The two
+profilers, independently, land within ~1–2 pp of the model reading, so (max
+norm, triangle inequality) 3–5 pp from the subtraction reading: the model is
+the reading the profilers' notion of self time agrees with. V8 against the
+same truth is in the table as that independent check.
 
 Cells: truth / wasmtrace / V8, % of the time under \`gt_root\`. Per run, not
 pooled:
@@ -382,6 +418,16 @@ ${groundTruthTable(gt.runs)}
 - \`fidelity.callheavy_vs_v8.max_pp\` (worst |wasmtrace − V8| over the six
   functions, both see all of them, target ≤ 3 pp): per run ${runs('fidelity.callheavy_vs_v8.max_pp')}; median **${med('fidelity.callheavy_vs_v8.max_pp')} pp**
 
+*work / wall*: how much of each recording's wall time the tree's calibrated
+work accounts for; the rest is the loaded machine running something else on
+that core (a wall-clock sample then lands on whichever frame was
+interrupted, which adds noise, not bias). *Frozen stack*: stretches of over 1 ms in which wasmtrace sampled the same
+stack tick after tick; no tree function runs that long (~1 µs per
+\`gt_root\`), so the thread was descheduled and a wall-clock sampler charged
+the whole stretch to the frame it stopped in: a single long preemption of
+the page's main thread (hundreds of ms on this box) moves a share by as many
+points as its share of the recording. V8 took fewer samples than its
+1 ms interval allows in 3 s, fewest in the runs with the lowest work / wall.
 V8 samples ~${Math.round(median(gt.runs.map((r) => r.v8.sampled.samples)))} times per run at 1 ms against wasmtrace's
 ~${Math.round(median(gt.runs.map((r) => r.wt.sampled.samples)))} at 10 kHz, so the binomial noise of V8's shares (about
 ±${(196 * Math.sqrt(0.3 * 0.7 / median(gt.runs.map((r) => r.v8.sampled.samples)))).toFixed(1)} pp at 95 % for a 30 % share) is most of the
