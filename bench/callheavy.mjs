@@ -407,9 +407,7 @@ profilers, independently, land within ~1–2 pp of the model reading, so (max
 norm, triangle inequality) 3–5 pp from the subtraction reading: the model is
 the reading the profilers' notion of self time agrees with. V8 against the
 truth calibrated in its own page (column "V8 vs its truth") is that
-independent check; it is as noisy as its calibration (set C run 5: 12.5 pp
-from a calibration whose rounds disagreed, while V8's shares were within 2.4
-pp of the wasmtrace page's truth).
+independent check; it is as noisy as that page's calibration.
 
 Cells: truth / wasmtrace / V8, % of the time under \`gt_root\`. Per run, not
 pooled:
