@@ -15,8 +15,10 @@
 //      vs requested, lateness, and how long stop() takes (the figures the
 //      tests leave to this benchmark: a loaded machine changes them)
 //   7. call-heavy code (bench/callheavy.mjs): ticks dropped and kept
-//      partial while the stack never stops moving, and the phase-share
-//      error per recording; also written to docs/benchmarks.json
+//      partial while the stack never stops moving, the phase-share error,
+//      and per-function self-time shares against a calibrated ground truth
+//      and against V8's CPU profiler, per recording; also written to
+//      docs/benchmarks.json
 //   8. end to end on real code (bench/e2e.mjs): zlib and cJSON built plain,
 //      -finstrument-functions and -finstrument-functions-after-inlining,
 //      paired runs in one process / page: e2e.instrumented.ratio and
@@ -33,7 +35,7 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
-import { callHeavyFigures, callHeavyTable, writeFigures } from './callheavy.mjs';
+import { callHeavyFigures, callHeavySection, groundTruthFigures, loadText, writeFigures } from './callheavy.mjs';
 import { figures as e2eFigures, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -313,9 +315,12 @@ try {
   await server.close();
 }
 
-log('call-heavy code: dropped and partial ticks, phase shares (Node)');
+log('call-heavy code: dropped and partial ticks, phase shares (Node), per-function shares vs truth and V8 (Chromium)');
+const callHeavyLoad = loadText();
 results.callHeavy = callHeavyFigures(wasm, RUNS);
-writeFigures(results.callHeavy.figures);
+results.callHeavyGt = await groundTruthFigures(wasm, RUNS);
+writeFigures({ ...results.callHeavy.figures, ...results.callHeavyGt.figures });
+results.callHeavyLoad = `${callHeavyLoad} before, ${loadText()} after`;
 // ---- 8. end to end on zlib and cJSON ------------------------------------------
 
 log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining (Node, then Chromium)');
@@ -438,20 +443,7 @@ ${appRows.join('\n')}
 
 ${mainBusySection(results.mainBusy)}
 
-## 7. Call-heavy code: a stack that never stops moving
-
-\`bench/callheavy.c\` in Node, built with -finstrument-functions, sampled at
-10 kHz for 2 s per run: the main thread alternates a qsort of 20,000
-strings through a per-character comparator (cmp_entries → key_less →
-char_code, a few ns per call) and a recursive evaluator, and times each
-phase itself. Dropped: ticks lost because the stack moved during every copy
-(\`sampler.torn_pct.callheavy\`); partial: ticks kept with a true prefix and
-a "(partial stack)" leaf (\`sampler.truncated_pct.callheavy\`); max error:
-the sort phase's share of the phase samples in the trace minus its measured
-share (\`fidelity.callheavy.max_pp\`; the evaluator's error is the same,
-mirrored). Per run, not pooled (\`node bench/callheavy.mjs RUNS\`):
-
-${callHeavyTable(results.callHeavy.runs)}
+${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', results.callHeavyLoad)}
 
 ${e2eSection(e2e, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
