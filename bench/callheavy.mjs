@@ -14,13 +14,14 @@
 //                                    share of the trace's phase samples
 //                                    (total time) minus its measured share,
 //                                    in percentage points
-// and writes the medians and per-run values to docs/benchmarks.json under
-// those names (other keys in the file are kept). bench/run.mjs calls it too.
+// and writes the medians to docs/benchmarks.json under those names
+// (bench/figures.mjs: other entries in the file are kept). bench/run.mjs calls it too.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readProfile, weightOf } from '../lib/profile.mjs';
+import { figure, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -57,13 +58,11 @@ export function callHeavyFigures(buildDir, runs, opts = {}) {
   };
 }
 
-/** Merges figures into docs/benchmarks.json (keeps the keys it does not set). */
-export function writeFigures(figures) {
-  const file = join(root, 'docs/benchmarks.json');
-  const old = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  const round = (x) => Math.round(x * 1000) / 1000;
-  for (const [k, v] of Object.entries(figures)) old[k] = { median: round(v.median), runs: v.runs.map(round) };
-  writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
+/** The figures as entries of docs/benchmarks.json (bench/figures.mjs);
+ * with the default 5 runs they carry no interval (ci95 null). */
+export function callHeavyJson(figures) {
+  const units = { 'sampler.torn_pct.callheavy': '%', 'sampler.truncated_pct.callheavy': '%', 'fidelity.callheavy.max_pp': 'pp' };
+  return Object.entries(figures).map(([name, v]) => figure(name, units[name], v.runs));
 }
 
 /** The per-run table as Markdown. */
@@ -81,5 +80,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`# node bench/callheavy.mjs ${runs} ${build}`);
   console.log(callHeavyTable(all));
   for (const [k, v] of Object.entries(figures)) console.log(`${k}: median ${v.median.toFixed(3)} (runs: ${v.runs.map((x) => x.toFixed(2)).join(' ')})`);
-  if (build === resolve(join(root, 'build/wasm'))) writeFigures(figures);
+  if (build === resolve(join(root, 'build/wasm'))) writeFigures(callHeavyJson(figures));
 }

@@ -16,11 +16,14 @@
 //      tests leave to this benchmark: a loaded machine changes them)
 //   7. call-heavy code (bench/callheavy.mjs): ticks dropped and kept
 //      partial while the stack never stops moving, and the phase-share
-//      error per recording; also written to docs/benchmarks.json
+//      error per recording
 //   8. end to end on real code (bench/e2e.mjs): zlib and cJSON built plain,
 //      -finstrument-functions and -finstrument-functions-after-inlining,
 //      paired runs in one process / page: e2e.instrumented.ratio and
 //      e2e.instrumented_after_inlining.ratio with bootstrap 95 % intervals
+// Every figure also goes to docs/benchmarks.json by a stable name
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
+// interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
 // Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
@@ -33,8 +36,9 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
-import { callHeavyFigures, callHeavyTable, writeFigures } from './callheavy.mjs';
-import { figures as e2eFigures, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
+import { callHeavyFigures, callHeavyJson, callHeavyTable } from './callheavy.mjs';
+import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
+import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -315,7 +319,6 @@ try {
 
 log('call-heavy code: dropped and partial ticks, phase shares (Node)');
 results.callHeavy = callHeavyFigures(wasm, RUNS);
-writeFigures(results.callHeavy.figures);
 // ---- 8. end to end on zlib and cJSON ------------------------------------------
 
 log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining (Node, then Chromium)');
@@ -455,6 +458,9 @@ ${callHeavyTable(results.callHeavy.runs)}
 
 ${e2eSection(e2e, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
+// Every figure by stable name, for scripts (bench/figures.mjs).
+writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures), ...e2eJson(e2e)]);
+log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
 let handWritten = '';

@@ -11,6 +11,7 @@
  * the app's cJSON does take the place of wasmtrace's (wasmtrace then parses
  * its config with the app's instrumented copy, as it would in a real app). */
 #define Z_PREFIX
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,32 @@ static uint32_t run_cjson(void) {
 /* One run of workload `kind` (0 zlib, 1 cJSON); a checksum, 0 on failure. */
 EMSCRIPTEN_KEEPALIVE uint32_t e2e_run(int kind) {
   return kind == 0 ? run_zlib() : run_cjson();
+}
+
+/* The two workloads at once, each on its own pthread (zlib and cJSON share
+ * no data: zlib's buffers are its own, cJSON only reads json_doc), joined
+ * before it returns; the sum of both checksums, 0 on failure. The main
+ * thread blocks in the joins, so the build needs two free threads in its
+ * pool besides wasmtrace's worker. */
+static void *zlib_thread(void *out) {
+  *(uint32_t *)out = run_zlib();
+  return NULL;
+}
+static void *cjson_thread(void *out) {
+  *(uint32_t *)out = run_cjson();
+  return NULL;
+}
+EMSCRIPTEN_KEEPALIVE uint32_t e2e_run_threads(void) {
+  pthread_t z, c;
+  uint32_t zsum = 0, csum = 0;
+  if (pthread_create(&z, NULL, zlib_thread, &zsum) != 0) return 0;
+  if (pthread_create(&c, NULL, cjson_thread, &csum) != 0) {
+    pthread_join(z, NULL);
+    return 0;
+  }
+  pthread_join(z, NULL);
+  pthread_join(c, NULL);
+  return zsum && csum ? zsum + csum : 0;
 }
 
 int main(void) { return 0; }
