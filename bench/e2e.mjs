@@ -123,6 +123,8 @@ const SETTLE_MS = 10;
 export async function toggleHarness(factory, sessionConfig, settleMs) {
   const mod = await factory({ wasmtraceConfig: { sessions: [] }, print: () => {} });
   if (mod._e2e_setup() !== 0) throw new Error('plain: e2e_setup failed');
+  // The two pool threads (registered: wasmtrace's worker runs from startup).
+  if (mod._e2e_threads_setup() !== 0) throw new Error('plain: e2e_threads_setup failed');
   const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
   let session = null;
   const totals = { sessions: 0, samples: 0 };
@@ -415,8 +417,8 @@ The plain build (\`-flto\`, no instrumentation: what an app with only
 scopes runs) with no startup session, one instance per process (page),
 toggled at runtime. Each round runs the workload once in each state, in
 a rotating order — one zlib and one cJSON run on the main thread
-(1 thread), then both at once, each on its own pthread, main waiting in
-\`pthread_join\` (2 pthreads) — the states: nothing running; a
+(1 thread), then both at once, each on one of two pool pthreads started
+at setup, main waiting on a condition variable (2 pthreads) — the states: nothing running; a
 wasmtrace session at 1 kHz (\`Module.wasmtrace.startSession\`, stopped
 after the run, trace to MEMFS uncompressed); in Chromium also Chrome's own
 V8 CPU profiler (DevTools protocol \`Profiler.setSamplingInterval\` 1000 µs,
@@ -427,7 +429,7 @@ ratios, bootstrap 95 % interval). Rounds: ${TOGGLE_ROUNDS} per batch, more batch
 while an interval is wider than ±1 % and time allows. The sampler runs
 on its own worker; with 2 pthreads on this 2-core machine it competes
 for a core with the workload. Chrome's profiler samples the main thread
-only (here it spins in the join).
+only (here it waits, spinning as Emscripten's main thread does).
 The instrumented ratios above compare two builds that both run a 1 kHz
 session: they are the instrumentation's cost; a session's own cost is here.
 
