@@ -10,7 +10,16 @@
 // (zlib + cJSON) is one paired sample. Printed: the median of the paired
 // ratios with a bootstrap 95 % confidence interval (of the median), per
 // workload too, and the distinct named frames each build's trace shows.
-//   bash scripts/build.sh wasm && node bench/e2e.mjs     (WT_E2E_ROUNDS=150)
+// Then the plain build alone (a fresh process / page, no startup session)
+// toggled at runtime between nothing, a 1 kHz wasmtrace session and (in
+// Chromium) Chrome's V8 CPU profiler at 1 ms, each round one run in each
+// state in a rotating order: e2e.session_1khz.overhead_pct and
+// e2e.v8_cpu_profiler.overhead_pct, on 1 thread and on 2 pthreads; more
+// rounds while an interval is wider than ±1 % and the time budget allows.
+// Every figure also goes to docs/benchmarks.json (bench/figures.mjs).
+//   bash scripts/build.sh wasm && node bench/e2e.mjs
+//   (WT_E2E_ROUNDS=N: N rounds of each part, no extension; default 150
+//   rounds of the six builds, batches of 100 toggle rounds)
 // `npm run bench` runs it as its section 8; run alone, it rewrites only
 // that section of docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
@@ -110,17 +119,20 @@ export function ratios(times) {
 // after the run; Chrome's V8 CPU profiler at 1 ms (CDP; Chromium only).
 export const TOGGLE_STATES = { node: ['none', 'session'], chromium: ['none', 'session', 'v8'] };
 const SESSION_1KHZ = { name: 's1k', output: '/traces/s1k.json', compression: 'none', overwrite: true, sampling: { intervalUs: 1000 } };
-// Idle time before every timed run, in every state alike: what a starting
-// session does on its worker (opening the file, first buffers) is over
-// before the run, so the run sees a session in its steady state.
-const SETTLE_MS = 10;
+// Before every timed run, in every state alike, an untimed cJSON run: what
+// a starting session does on its worker (opening the file, first buffers)
+// is over before the timed runs, which then see a session in its steady
+// state, and the process is on a core when they start (an idle wait here
+// instead hands the core to other jobs: on a loaded machine the next run
+// then varies by a factor of 2).
+const SETTLE_RUNS = 1;
 
 /**
  * The plain build with no startup session, and what the toggle rounds do
  * with it; the same in Node and in the page (its source is sent to the
  * page, so it uses nothing from this module's scope).
  */
-export async function toggleHarness(factory, sessionConfig, settleMs) {
+export async function toggleHarness(factory, sessionConfig, settleRuns) {
   const mod = await factory({ wasmtraceConfig: { sessions: [] }, print: () => {} });
   if (mod._e2e_setup() !== 0) throw new Error('plain: e2e_setup failed');
   // The two pool threads (registered: wasmtrace's worker runs from startup).
@@ -140,7 +152,9 @@ export async function toggleHarness(factory, sessionConfig, settleMs) {
       totals.samples += session.stats().samplesTaken;
       session = null;
     },
-    settle: () => sleep(settleMs),
+    settle() {
+      for (let i = 0; i < settleRuns; i++) mod._e2e_run(1);
+    },
     /** One zlib and one cJSON run on this thread, then both at once on two
      * pthreads: [ms, ms, ms] and their checksums. */
     run() {
@@ -236,8 +250,8 @@ const QUICK = process.env.WT_BENCH_QUICK === '1';
 const FIXED_ROUNDS = Boolean(process.env.WT_E2E_ROUNDS);
 const ROUNDS = Number(process.env.WT_E2E_ROUNDS || (QUICK ? 40 : 150));
 // Toggle rounds per batch, and how long the extension may run per runtime.
-const TOGGLE_ROUNDS = Number(process.env.WT_E2E_ROUNDS || (QUICK ? 60 : 200));
-const TOGGLE_BUDGET_MS = QUICK ? 30000 : 75000;
+const TOGGLE_ROUNDS = Number(process.env.WT_E2E_ROUNDS || (QUICK ? 60 : 100));
+const TOGGLE_BUDGET_MS = QUICK ? 30000 : 90000;
 const WARMUP = 5;
 
 /** In a child Node process (emcc 3.1.6 output needs --no-experimental-fetch):
@@ -276,7 +290,7 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
       // eslint-disable-next-line no-new-func
       const h = new Function(`return (${fn})`)();
       self.wtToggle = await h(self.createE2e_plain, session, settle);
-    }, { fn: toggleHarness.toString(), session: SESSION_1KHZ, settle: SETTLE_MS });
+    }, { fn: toggleHarness.toString(), session: SESSION_1KHZ, settle: SETTLE_RUNS });
     // Chrome's own profiler, as DevTools starts it: sampling every 1000 µs.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Profiler.enable');
@@ -423,7 +437,8 @@ wasmtrace session at 1 kHz (\`Module.wasmtrace.startSession\`, stopped
 after the run, trace to MEMFS uncompressed); in Chromium also Chrome's own
 V8 CPU profiler (DevTools protocol \`Profiler.setSamplingInterval\` 1000 µs,
 \`Profiler.start\`/\`stop\`, through playwright-core's CDP session). Every
-state waits ${SETTLE_MS} ms before its timed run. Overhead: the state's time / the
+state does ${SETTLE_RUNS} untimed cJSON run before its timed runs (not an idle wait,
+which on a loaded machine hands the core to other jobs). Overhead: the state's time / the
 same round's time with nothing running, minus 1 (median of the paired
 ratios, bootstrap 95 % interval). Rounds: ${TOGGLE_ROUNDS} per batch, more batches
 while an interval is wider than ±1 % and time allows. The sampler runs
@@ -471,7 +486,7 @@ if (process.argv[2] === '--node-child') {
 } else if (process.argv[2] === '--toggle-child') {
   const [wasmDir, rounds] = process.argv.slice(3);
   const require = createRequire(import.meta.url);
-  const h = await toggleHarness(require(join(wasmDir, 'bench/e2e/e2e_plain.js')), SESSION_1KHZ, SETTLE_MS);
+  const h = await toggleHarness(require(join(wasmDir, 'bench/e2e/e2e_plain.js')), SESSION_1KHZ, SETTLE_RUNS);
   const ops = {
     async start(s) {
       if (s === 'session') await h.startSession();
