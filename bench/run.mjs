@@ -15,8 +15,10 @@
 //      vs requested, lateness, and how long stop() takes (the figures the
 //      tests leave to this benchmark: a loaded machine changes them)
 //   7. call-heavy code (bench/callheavy.mjs): ticks dropped and kept
-//      partial while the stack never stops moving, and the phase-share
-//      error per recording
+//      partial while the stack never stops moving, the phase-share error,
+//      and per-function self-time shares against a calibrated ground truth
+//      and against V8's CPU profiler, per recording; also written to
+//      docs/benchmarks.json
 //   8. end to end on real code (bench/e2e.mjs): zlib and cJSON built plain,
 //      -finstrument-functions and -finstrument-functions-after-inlining,
 //      paired runs in one process / page: e2e.instrumented.ratio and
@@ -39,7 +41,7 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
-import { callHeavyFigures, callHeavyJson, callHeavyTable } from './callheavy.mjs';
+import { callHeavyFigures, callHeavyJson, callHeavySection, groundTruthFigures, loadText } from './callheavy.mjs';
 import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
 import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
 import { samplerRun } from './sampler-run.mjs';
@@ -288,8 +290,11 @@ try {
   await server.close();
 }
 
-log('call-heavy code: dropped and partial ticks, phase shares (Node)');
+log('call-heavy code: dropped and partial ticks, phase shares (Node), per-function shares vs truth and V8 (Chromium)');
+const callHeavyLoad = loadText();
 results.callHeavy = callHeavyFigures(wasm, RUNS);
+results.callHeavyGt = await groundTruthFigures(wasm, RUNS);
+results.callHeavyLoad = `${callHeavyLoad} before, ${loadText()} after`;
 // ---- 8. end to end on zlib and cJSON ------------------------------------------
 
 log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining (Node, then Chromium)');
@@ -412,25 +417,13 @@ ${appRows.join('\n')}
 
 ${mainBusySection(results.mainBusy)}
 
-## 7. Call-heavy code: a stack that never stops moving
-
-\`bench/callheavy.c\` in Node, built with -finstrument-functions, sampled at
-10 kHz for 2 s per run: the main thread alternates a qsort of 20,000
-strings through a per-character comparator (cmp_entries → key_less →
-char_code, a few ns per call) and a recursive evaluator, and times each
-phase itself. Dropped: ticks lost because the stack moved during every copy
-(\`sampler.torn_pct.callheavy\`); partial: ticks kept with a true prefix and
-a "(partial stack)" leaf (\`sampler.truncated_pct.callheavy\`); max error:
-the sort phase's share of the phase samples in the trace minus its measured
-share (\`fidelity.callheavy.max_pp\`; the evaluator's error is the same,
-mirrored). Per run, not pooled (\`node bench/callheavy.mjs RUNS\`):
-
-${callHeavyTable(results.callHeavy.runs)}
+${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', results.callHeavyLoad)}
 
 ${e2eSection(e2e, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
-writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures), ...e2eJson(e2e)]);
+writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

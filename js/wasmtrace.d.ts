@@ -59,9 +59,9 @@ export interface WasmtraceStats {
   threadsRefused: number;
   /** Thread records at once (256). */
   threadsLimit: number;
-  /** Samples kept with only a true prefix of their stack, marked
-   * "(partial stack)": the stack moved during every copy try. Counted in
-   * samplesTaken and samplesWritten, not in samplesDropped. */
+  /** Samples (of samplesTaken) whose stack moved during every copy try:
+   * written with only a true prefix of it and a "(partial stack)" leaf, not
+   * dropped for it (a full buffer may still drop one, like any sample). */
   samplesPartial: number;
   /** Samples (of samplesTaken) whose thread was blocked in a wait (mutex,
    * condition variable, join, semaphore, sleep): they keep their stack and

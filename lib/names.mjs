@@ -4,11 +4,11 @@
 // applies to every function name before it reaches a trace).
 //
 // A trace does not say which frames are functions and which are scopes (any
-// string the app chose, "phase.2" included), so a reader cuts only what no
-// scope name of a sane app ends with: the demangler's " (.N)" /
-// " (.llvm.N)", a known compiler word (".llvm.N", ".cold", ".constprop.N",
-// ".isra.N", ".part.N", ".specialized.N", ...), and a bare ".N" after ')' or
-// '>' ("f(int).1"). A C function's "helper.1" in a trace recorded before
+// string the app chose, "phase.2" or "cache.cold" included), so a reader
+// cuts only what no scope name of a sane app ends with: the demangler's
+// " (.N)" / " (.llvm.N)", a known compiler word with its number (".llvm.N",
+// ".constprop.N", ".isra.N", ".part.N", ...), and a suffix after ')' or '>'
+// ("f(int).1", "f(int).cold"). A C function's "helper.1" in a trace recorded before
 // wasmtrace merged names stays as it is; `{ all: true }` cuts it too (what
 // the recorder does with names it knows are functions).
 
@@ -45,10 +45,15 @@ export function canonicalFunctionName(name, { all = false } = {}) {
     const token = out.slice(dot + 1);
     const before = out[dot - 1];
     if (!isToken(token) || !endsName(before)) break;
-    // A bare number: only where it cannot be part of a scope's name.
-    if (!all && !WORDS.has(token) && before !== ')' && before !== '>') {
+    // Read back (not `all`): after an identifier, only a compiler word with
+    // its number ("x.constprop.0", "f.llvm.1234"), cut together. A bare word
+    // or a bare number may end a scope's name ("cache.cold", "phase.2").
+    if (!all && before !== ')' && before !== '>') {
+      if (!isDigits(token)) break;
       const prev = out.lastIndexOf('.', dot - 1);
-      if (prev <= 0 || !WORDS.has(out.slice(prev + 1, dot))) break;
+      if (prev <= 0 || !WORDS.has(out.slice(prev + 1, dot)) || !endsName(out[prev - 1])) break;
+      out = out.slice(0, prev);
+      continue;
     }
     out = out.slice(0, dot);
   }

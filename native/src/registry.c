@@ -23,7 +23,7 @@ static struct {
   uint32_t registered;   /* threads registered so far: the next one's number */
   _Atomic uint64_t threads_reclaimed;
   pthread_key_t exit_key;
-  int exit_key_made;
+  _Atomic int exit_key_made; /* exit_key is valid (release: after it is) */
   /* Interned names: an open-addressing map from pointer to id, and the
    * id -> name table. Names are string literals, so the pointer identifies
    * them; two equal strings at different addresses get two ids with the
@@ -72,10 +72,11 @@ static wt_thread *register_self_as(uint32_t start_fn, int base_frame) {
       else
         snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)t->number);
       if (slot < count) reg.free_count--;
-      if (!reg.exit_key_made) {
-        reg.exit_key_made = pthread_key_create(&reg.exit_key, on_thread_exit) == 0;
-      }
-      if (reg.exit_key_made && !t->is_main) pthread_setspecific(reg.exit_key, t);
+      if (!atomic_load_explicit(&reg.exit_key_made, memory_order_relaxed) &&
+          pthread_key_create(&reg.exit_key, on_thread_exit) == 0)
+        atomic_store_explicit(&reg.exit_key_made, 1, memory_order_release);
+      if (atomic_load_explicit(&reg.exit_key_made, memory_order_relaxed) && !t->is_main)
+        pthread_setspecific(reg.exit_key, t);
       atomic_store_explicit(&reg.threads[slot], t, memory_order_release);
       if (slot == count) atomic_store_explicit(&reg.count, slot + 1, memory_order_release);
     }
@@ -106,6 +107,16 @@ uint32_t wt_registry_thread_start(const wt_thread *t) {
   uint32_t fn = t->named ? 0 : t->start_fn;
   pthread_mutex_unlock(&reg.mutex);
   return fn;
+}
+
+wt_thread *wt_registry_self_without_tls(void) {
+  /* The main thread's thread-local storage is static: always there. */
+  if (wt_platform_is_main_thread()) return wt_i_tls_self;
+  if (!atomic_load_explicit(&reg.exit_key_made, memory_order_acquire)) return NULL;
+  /* Thread-specific data lives in the thread's pthread struct from its
+   * creation (zeroed: NULL until the thread registers, and again from its
+   * exit on). */
+  return pthread_getspecific(reg.exit_key);
 }
 
 void wt_registry_exclude_self(void) {

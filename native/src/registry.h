@@ -240,6 +240,15 @@ wt_thread *wt_registry_register_started(uint32_t start_fn, int base_frame) WT_I_
  * 0. Any thread. */
 uint32_t wt_registry_thread_start(const wt_thread *t);
 
+/* The calling thread's wt_thread if it registered, else NULL, without
+ * reading thread-local storage: for code that may run before the thread's
+ * TLS exists. On Emscripten a new pthread waits (malloc's lock) while its
+ * TLS block is being allocated, and a reused pool worker then still holds
+ * the previous thread's stale TLS base (threads.c's wait wrapper). Reads
+ * the thread-specific data registration sets (pthread_getspecific), or the
+ * main thread's static TLS. Any thread. */
+wt_thread *wt_registry_self_without_tls(void) WT_I_NOINSTR;
+
 /* Marks the calling thread as never to be registered (the worker). */
 void wt_registry_exclude_self(void);
 

@@ -21,12 +21,15 @@
  * barrier, sleep, waits for proxied calls) ends in this one C function.
  * The wrapper counts the registered caller as waiting around the real
  * call; the sampler marks its samples WT_SAMPLE_WAITING. Cost: on the wait
- * path only (a TLS load and two plain stores); the hooks do not change. */
+ * path only (a thread-specific-data load and two plain stores); the
+ * hooks do not change. */
 #ifdef __EMSCRIPTEN__
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem.h"
+#include "platform.h"
 #include "registry.h"
 #include "runtime.h"
 #include "stack_ops.h"
@@ -41,12 +44,27 @@ typedef struct wt_start {
   void *arg;
 } wt_start;
 
+/* Registration at a thread's start is wasmtrace's choice, not the app's:
+ * it takes a thread record (~100 KiB, registry.h) only while the heap keeps
+ * ample room for the app (half of the heap, and at least 8 MiB), since
+ * the app's own malloc aborts when the heap is full (a test that starts 450
+ * short threads in a 16 MiB heap aborted 3 runs in 5 without this). Below
+ * it the thread registers on first use, as without the wrapper. */
+#define START_KEEP_MIN ((size_t)8 << 20)
+WT_I_NOINSTR static int room_for_a_record(void) {
+  size_t avail = wt_mem_available();
+  if (avail == SIZE_MAX) return 1;
+  int64_t heap = wt_platform_heap_bytes();
+  size_t keep = heap > 0 && (size_t)heap / 2 > START_KEEP_MIN ? (size_t)heap / 2 : START_KEEP_MIN;
+  return avail >= keep + sizeof(wt_thread);
+}
+
 WT_I_NOINSTR static void *start_trampoline(void *p) {
   wt_start start = *(wt_start *)p;
   free(p);
   uint32_t fn = (uint32_t)(uintptr_t)start.fn;
   wt_thread *t = NULL;
-  if (atomic_load_explicit(&wt_rt.worker_state, memory_order_acquire) == 1)
+  if (atomic_load_explicit(&wt_rt.worker_state, memory_order_acquire) == 1 && room_for_a_record())
     t = wt_registry_register_started(fn + 1, 1);
   if (t) wt_stack_push(t, fn);
   void *result = start.fn(start.arg);
@@ -71,7 +89,13 @@ WT_I_NOINSTR int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *
 }
 
 WT_I_NOINSTR int __wrap_emscripten_futex_wait(volatile void *addr, uint32_t val, double max_wait_ms) {
-  wt_thread *t = wt_i_tls_self; /* NULL: not registered, or the worker */
+  /* Never through TLS: a new pthread can wait here (for malloc's lock)
+   * while Emscripten is still allocating its TLS block, and a reused pool
+   * worker then holds the previous thread's stale TLS base; reading
+   * wt_i_tls_self there crashed ("memory access out of bounds", found by
+   * bench/e2e.mjs starting two pthreads at once). NULL: not registered, or
+   * the worker. */
+  wt_thread *t = wt_registry_self_without_tls();
   if (!t) return __real_emscripten_futex_wait(addr, val, max_wait_ms);
   uint32_t n = WT_I_LOAD_OWN_U32(&t->waiting);
   WT_I_STORE_WAITING(&t->waiting, n + 1);

@@ -178,10 +178,14 @@ describe('session engine', () => {
           if (Module._engine_start_blip() === 0) started++;
           await sleep(3);
         }
-        await sleep(50);
+        // Every thread of the round has done its work before the stop (a
+        // loaded machine may start the last ones late).
+        const done = (round + 1) * 100;
+        for (let t = 0; t < 6000 && Module._engine_blips_done() < done; t++) await sleep(10);
         await s.stop();
         FS.unlink(s.output);
-        rounds.push({ started, state: s.state, error: s.error, stats: s.stats(), mem: Module.wasmtrace.memory() });
+        rounds.push({ started, finished: Module._engine_blips_done() - round * 100, state: s.state, error: s.error,
+          stats: s.stats(), mem: Module.wasmtrace.memory() });
       }
       return rounds;
     });
@@ -189,6 +193,7 @@ describe('session engine', () => {
     for (const [i, x] of r.entries()) {
       assert.equal(x.state, 'stopped', `round ${i}: ${x.error}`);
       assert.equal(x.started, 100);
+      assert.equal(x.finished, 100, `round ${i}: threads still running after 60 s`);
       assert.equal(x.stats.threadsRefused, 0, `round ${i}: ${JSON.stringify(x.stats)}`);
       assert.equal(x.stats.threadsLimit, 256);
       // This round's threads (each opened a scope), and at most main and

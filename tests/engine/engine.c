@@ -7,6 +7,7 @@
  * arguments main() returns at once and the page drives engine_* functions. */
 #include <emscripten.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,20 @@ EMSCRIPTEN_KEEPALIVE void engine_start_workers(double ms) {
   }
 }
 
+static _Atomic int blips_done;
+
 static void *blip(void *arg) {
   (void)arg;
-  WT_SCOPE("blip");
-  spin_until(emscripten_get_now() + 1);
+  {
+    WT_SCOPE("blip");
+    spin_until(emscripten_get_now() + 1);
+  }
+  atomic_fetch_add(&blips_done, 1);
   return NULL;
 }
+
+/* How many blip threads have finished their work. */
+EMSCRIPTEN_KEEPALIVE int engine_blips_done(void) { return atomic_load(&blips_done); }
 
 /* Starts one detached thread that is busy for ~1 ms in a "blip" scope and
  * exits. Returns pthread_create's result. */

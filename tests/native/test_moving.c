@@ -159,7 +159,7 @@ WT_TEST(sampler_should_keep_only_true_stacks_of_a_thread_that_never_stops_callin
   size_t len = 0;
   char *text = wt_test_read_trace(path, &len);
   REQUIRE(text != NULL);
-  uint64_t kept = 0, partial = 0, wrong = 0, written = 0;
+  uint64_t kept = 0, partial = 0, bare = 0, wrong = 0, written = 0;
   char *save = NULL;
   for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     if (line[0] == '#') continue; /* the stats line */
@@ -176,6 +176,8 @@ WT_TEST(sampler_should_keep_only_true_stacks_of_a_thread_that_never_stops_callin
     if (stack_is_true(line + 6, &is_partial)) {
       kept += count;
       partial += is_partial ? count : 0;
+      /* A partial sample that kept no frame says only "busy": lost. */
+      if (strcmp(line + 6, "(partial stack)") == 0) bare += count;
     } else {
       if (wrong < 5) fprintf(stderr, "    not a stack the thread had: %s (%llu)\n", line + 6,
                              (unsigned long long)count);
@@ -183,7 +185,7 @@ WT_TEST(sampler_should_keep_only_true_stacks_of_a_thread_that_never_stops_callin
     }
   }
   free(text);
-  uint64_t lost = st.samples_dropped;
+  uint64_t lost = st.samples_dropped + bare;
   fprintf(stderr,
           "    %llu samples taken, %llu lost (%llu torn); mover: %llu kept, %llu partial (%.2f %%), "
           "%llu wrong; %llu writer rounds\n",
@@ -194,8 +196,12 @@ WT_TEST(sampler_should_keep_only_true_stacks_of_a_thread_that_never_stops_callin
   CHECK_EQ_U64(wrong, 0);
   CHECK(kept >= 3000); /* the mover was sampled (about half the samples) */
   CHECK_EQ_U64(written, st.samples_written);
-  /* Lost: at most 0.5 % of the samples taken. */
+  /* Lost (dropped, or partial with no frame kept): at most 0.5 % of the
+   * samples taken. */
   CHECK(lost * 200 <= st.samples_taken);
+  /* Partial samples stay the exception (measured: 0-1.2 % of the mover's):
+   * a protocol that cut most copies short would fail here, not pass. */
+  CHECK(partial * 10 <= kept);
   free(m);
 }
 

@@ -645,6 +645,9 @@ WT_TEST(stack_copy_should_keep_up_with_a_thread_that_changes_its_stack) {
   /* Every copy has each frame at its own depth. (Frames of two families in
    * one copy are the known bug of the next test, counted there.) */
   CHECK_EQ_U64(res.misplaced, 0);
+  /* Partial copies stay the exception (measured: none in 36 M host and
+   * 85 M wasm copies); a protocol that cut every copy short fails here. */
+  CHECK(res.partial * 10 <= res.copies);
   /* The copies saw the stack move: empty, non-empty and full stacks. */
   CHECK(res.nonempty > 0 && res.nonempty < res.copies);
   CHECK_EQ_U64(res.deepest, FAMILY_DEPTH);
@@ -672,6 +675,7 @@ WT_TEST(stack_copy_should_never_mix_frames_of_two_stacks) {
   REQUIRE(ran);
   CHECK_EQ_U64(res.misplaced, 0);
   CHECK_EQ_U64(res.mixed, 0);
+  CHECK(res.partial * 10 <= res.copies);
 }
 
 /* Regression (fixed), shown deterministically: the reader is stopped in the middle

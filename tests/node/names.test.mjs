@@ -50,10 +50,12 @@ describe('clone suffixes', () => {
     for (const name of WHOLE) assert.equal(canonicalFunctionName(name, { all: true }), name, name);
   });
 
-  test('the readers leave a bare ".N" after a plain name alone (it may be a scope name like "phase.2")', () => {
+  test('the readers leave a bare ".N" or ".cold" after a plain name alone (it may be a scope name like "phase.2")', () => {
     for (const name of ['phase.2', 'load.1', 'part.2', 'a.b.3']) assert.equal(canonicalFunctionName(name), name, name);
+    // Nor a bare compiler word, which a scope name may end with too.
+    for (const name of ['cache.cold', 'mesh.clone', 'file.part', 'x.retval']) assert.equal(canonicalFunctionName(name), name, name);
     // ... and still cut the forms no scope name ends with.
-    for (const [raw, name] of CLONES.filter(([r]) => !/^[A-Za-z_]+\.\d+$/.test(r))) assert.equal(canonicalFunctionName(raw), name, raw);
+    for (const [raw, name] of CLONES.filter(([r]) => !/^[A-Za-z_]+\.(\d+|[a-z]+)$/.test(r))) assert.equal(canonicalFunctionName(raw), name, raw);
   });
 
   test('the parser merges wasm-ld 19\'s "<name>_<own index>" into "<name>" only when "<name>" is there too', async () => {

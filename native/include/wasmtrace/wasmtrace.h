@@ -84,9 +84,9 @@ typedef struct wt_session_stats {
    * still needs; an exited thread's record is reused once none does. */
   uint64_t threads_refused;
   uint32_t threads_limit;         /* thread records at once (256) */
-  /* Samples written with only a true prefix of their stack (the stack
-   * moved during every copy try): marked "(partial stack)" in the trace,
-   * counted in samples_taken/samples_written, not dropped. */
+  /* Samples (of samples_taken) whose stack moved during every copy try:
+   * written with only a true prefix of it and a "(partial stack)" leaf, not
+   * dropped for it (a full buffer may still drop one, like any sample). */
   uint64_t samples_partial;
   /* Samples (of samples_taken) whose thread was blocked in a wait: mutex,
    * condition variable, join, semaphore, sleep. Seen only in apps linked
