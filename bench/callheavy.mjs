@@ -38,6 +38,7 @@ import { launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { collectTraces, waitForWasmtrace } from '../js/playwright.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
+import { figure, writeFigures as writeEntries } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -74,17 +75,16 @@ export function callHeavyFigures(buildDir, runs, opts = {}) {
   };
 }
 
-/** Merges figures into docs/benchmarks.json (keeps the keys it does not set);
- * a figure's unit, ci95 and target go along when it has them. */
+/** The figures as entries of docs/benchmarks.json (bench/figures.mjs);
+ * with fewer than 8 runs they carry no interval (ci95 null). */
+export function callHeavyJson(figures) {
+  const units = { 'sampler.torn_pct.callheavy': '%', 'sampler.truncated_pct.callheavy': '%', 'fidelity.callheavy.phase_pp': 'pp' };
+  return Object.entries(figures).map(([name, v]) => figure(name, v.unit ?? units[name] ?? null, v.runs, { target: v.target ?? null }));
+}
+
+/** Merges the figures into docs/benchmarks.json (other entries are kept). */
 export function writeFigures(figures) {
-  const file = join(root, 'docs/benchmarks.json');
-  const old = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  const round = (x) => Math.round(x * 1000) / 1000;
-  for (const [k, v] of Object.entries(figures)) {
-    old[k] = { median: round(v.median), runs: v.runs.map(round) };
-    for (const extra of ['unit', 'ci95', 'target']) if (extra in v) old[k][extra] = v[extra];
-  }
-  writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
+  writeEntries(callHeavyJson(figures));
 }
 
 // ---- per-function fidelity against a ground truth and against V8 ----------

@@ -22,7 +22,13 @@
 //   8. end to end on real code (bench/e2e.mjs): zlib and cJSON built plain,
 //      -finstrument-functions and -finstrument-functions-after-inlining,
 //      paired runs in one process / page: e2e.instrumented.ratio and
-//      e2e.instrumented_after_inlining.ratio with bootstrap 95 % intervals
+//      e2e.instrumented_after_inlining.ratio with bootstrap 95 % intervals;
+//      the plain build with a 1 kHz session, and with Chrome's V8 CPU
+//      profiler, vs nothing (e2e.session_1khz.overhead_pct,
+//      e2e.v8_cpu_profiler.overhead_pct), 1 thread and 2 pthreads
+// Every figure also goes to docs/benchmarks.json by a stable name
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
+// interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
 // Environment: WT_BENCH_RUNS (default 5), WT_BENCH_QUICK=1 (fewer runs).
@@ -35,8 +41,10 @@ import { chromiumPath, launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
-import { callHeavyFigures, callHeavySection, groundTruthFigures, loadText, writeFigures } from './callheavy.mjs';
-import { figures as e2eFigures, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
+import { callHeavyFigures, callHeavyJson, callHeavySection, groundTruthFigures, loadText } from './callheavy.mjs';
+import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
+import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
+import { samplerRun } from './sampler-run.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -201,40 +209,7 @@ try {
   for (const interval of RATES) {
     for (const n of THREADS) {
       log(`sampler: ${1000 / interval} kHz, ${n} busy thread(s)`);
-      const runs = await repeat(QUICK ? 1 : 3, async () => {
-        const p = await page(`bench/sampler/index.html?args=${n}%20${MS}&config=${encodeURIComponent(cfg({ name: 's', sampling: { intervalUs: interval }, counters: { enabled: false }, maxBufferKB: 65536 }))}`,
-          'self.benchDone === true');
-        const win = await p.evaluate(() => ({ start: self.busyStartMs * 1000, end: self.busyEndMs * 1000, m0: self.memBeforeThreads, m1: self.memAfterThreads }));
-        const { events, stats } = await stopAndStats(p);
-        await p.close();
-        // Samples of the busy threads inside the busy window, vs requested.
-        const busyTids = new Set(events.filter((e) => e.name === 'thread_name' && e.args.name === 'busy').map((e) => e.tid));
-        // Sample times: each thread's Profile startTime plus its timeDeltas.
-        const clock = new Map();
-        let samples = 0;
-        for (const e of events) {
-          if (!busyTids.has(e.tid)) continue;
-          if (e.name === 'Profile') clock.set(e.tid, e.args.data.startTime);
-          if (e.name !== 'ProfileChunk') continue;
-          let ts = clock.get(e.tid);
-          for (const d of e.args.data.timeDeltas) {
-            ts += d;
-            if (ts >= win.start && ts <= win.end) samples++;
-          }
-          clock.set(e.tid, ts);
-        }
-        const durMs = (stats.stopTimeUs - stats.startTimeUs) / 1000;
-        const perThreadRate = samples / n / ((win.end - win.start) / 1e6);
-        return {
-          ratePct: (100 * perThreadRate) / (1e6 / interval),
-          p50: stats.samplerLatenessUs.p50Below, p99: stats.samplerLatenessUs.p99Below, max: stats.samplerLatenessUs.max,
-          workerCpuPct: (100 * stats.workerBusyUs) / (durMs * 1000),
-          usPerSample: stats.workerBusyUs / stats.samplesTaken,
-          encodeSamplesPerS: stats.samplesWritten / (stats.encodeUs / 1e6),
-          ticksMissed: stats.ticksMissed,
-          threadRecordBytes: win.m1.threadRecordBytes,
-        };
-      });
+      const runs = await repeat(QUICK ? 1 : 3, () => samplerRun(page, interval, n, MS));
       sampler.push({ interval, n, runs });
     }
   }
@@ -319,7 +294,6 @@ log('call-heavy code: dropped and partial ticks, phase shares (Node), per-functi
 const callHeavyLoad = loadText();
 results.callHeavy = callHeavyFigures(wasm, RUNS);
 results.callHeavyGt = await groundTruthFigures(wasm, RUNS);
-writeFigures({ ...results.callHeavy.figures, ...results.callHeavyGt.figures });
 results.callHeavyLoad = `${callHeavyLoad} before, ${loadText()} after`;
 // ---- 8. end to end on zlib and cJSON ------------------------------------------
 
@@ -447,6 +421,10 @@ ${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', resu
 
 ${e2eSection(e2e, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
+// Every figure by stable name, for scripts (bench/figures.mjs).
+writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e)]);
+log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
 let handWritten = '';

@@ -11,6 +11,8 @@
  * the app's cJSON does take the place of wasmtrace's (wasmtrace then parses
  * its config with the app's instrumented copy, as it would in a real app). */
 #define Z_PREFIX
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +138,66 @@ static uint32_t run_cjson(void) {
 /* One run of workload `kind` (0 zlib, 1 cJSON); a checksum, 0 on failure. */
 EMSCRIPTEN_KEEPALIVE uint32_t e2e_run(int kind) {
   return kind == 0 ? run_zlib() : run_cjson();
+}
+
+/* The two workloads at once, each on its own pthread (zlib and cJSON share
+ * no data: zlib's buffers are its own, cJSON only reads json_doc). Two
+ * threads started once (e2e_threads_setup) wait for work under a mutex;
+ * e2e_run_threads hands each its workload and waits until both are done,
+ * as an app's worker pool would. Threads are not started per run: a new
+ * thread allocates its TLS with malloc, and a wait on malloc's lock then
+ * enters wasmtrace's futex-wait wrapper before the thread's TLS exists
+ * (a crash, reported against native/src/threads.c); the setup starts one
+ * thread at a time while the caller spins, so nothing contends. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static unsigned pool_generation; /* bumped once per e2e_run_threads */
+static int pool_pending;         /* workloads of this generation not done */
+static uint32_t pool_sums[2];
+static _Atomic int pool_started;
+
+static void *pool_thread(void *arg) {
+  int kind = (int)(intptr_t)arg;
+  unsigned seen = 0;
+  pool_started++;
+  pthread_mutex_lock(&pool_lock);
+  for (;;) {
+    while (pool_generation == seen) pthread_cond_wait(&pool_work, &pool_lock);
+    seen = pool_generation;
+    pthread_mutex_unlock(&pool_lock);
+    uint32_t sum = kind == 0 ? run_zlib() : run_cjson();
+    pthread_mutex_lock(&pool_lock);
+    pool_sums[kind] = sum;
+    if (--pool_pending == 0) pthread_cond_signal(&pool_done);
+  }
+  return NULL;
+}
+
+/* Starts the two pool threads; 0 on success. */
+EMSCRIPTEN_KEEPALIVE int e2e_threads_setup(void) {
+  for (int kind = 0; kind < 2; kind++) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, pool_thread, (void *)(intptr_t)kind) != 0) return -1;
+    pthread_detach(t);
+    while (pool_started <= kind) {
+    }
+  }
+  return 0;
+}
+
+/* One zlib and one cJSON run at once on the pool threads; the sum of both
+ * checksums, 0 on failure. */
+EMSCRIPTEN_KEEPALIVE uint32_t e2e_run_threads(void) {
+  pthread_mutex_lock(&pool_lock);
+  pool_pending = 2;
+  pool_sums[0] = pool_sums[1] = 0;
+  pool_generation++;
+  pthread_cond_broadcast(&pool_work);
+  while (pool_pending > 0) pthread_cond_wait(&pool_done, &pool_lock);
+  uint32_t z = pool_sums[0], c = pool_sums[1];
+  pthread_mutex_unlock(&pool_lock);
+  return z && c ? z + c : 0;
 }
 
 int main(void) { return 0; }

@@ -1,0 +1,144 @@
+// Shared by the bench scripts: the statistics (median, bootstrap interval
+// of the median) and docs/benchmarks.json, the machine-readable copy of
+// every figure, so that a script can compare one run with the last.
+//
+// docs/benchmarks.json is an array of
+//   { "name", "unit", "value", "ci95": [lo, hi] | null, "target": "<= 1" | null,
+//     "n", "machine": { cores, cpu, loadavg, node, date } }
+// sorted by name. Each writer replaces the entries it measured and keeps
+// the others (a section run on its own updates only its own figures).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const FIGURES_FILE = join(root, 'docs/benchmarks.json');
+
+/** Median (the mean of the two middle values for an even count). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Median of xs and a percentile-bootstrap 95 % interval of it (seeded, so
+ * the same data give the same interval). */
+export function medianCI(xs, resamples = 4000) {
+  let seed = 0x9e3779b9;
+  const rand = () => {
+    seed ^= seed << 13; seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5; seed >>>= 0;
+    return seed / 2 ** 32;
+  };
+  const meds = [];
+  const sample = new Array(xs.length);
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < xs.length; i++) sample[i] = xs[Math.floor(rand() * xs.length)];
+    meds.push(median(sample));
+  }
+  meds.sort((a, b) => a - b);
+  return { median: median(xs), lo: meds[Math.floor(0.025 * resamples)], hi: meds[Math.ceil(0.975 * resamples) - 1], n: xs.length };
+}
+
+// Below this many runs a bootstrap interval of the median is little more
+// than the min–max of a handful of values: the figure gets ci95 null.
+export const MIN_RUNS_FOR_CI = 8;
+
+/**
+ * One entry of docs/benchmarks.json from per-run values xs (or from a
+ * medianCI result): value = median, ci95 = the bootstrap interval when
+ * there are enough runs, else null. `scale` maps the statistic (e.g. a
+ * ratio to a percentage of overhead: (r) => 100 * (r - 1)).
+ */
+export function figure(name, unit, xs, { target = null, scale = (x) => x } = {}) {
+  const c = Array.isArray(xs) ? (xs.length >= MIN_RUNS_FOR_CI ? medianCI(xs) : { median: median(xs), n: xs.length }) : xs;
+  const ci95 = c.lo === undefined ? null : [scale(c.lo), scale(c.hi)];
+  return { name, unit, value: scale(c.median), ci95, target, n: c.n };
+}
+
+/** The machine a figure was measured on. */
+export function machineInfo(extra = {}) {
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+    node: process.version,
+    date: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+const round = (x) => (typeof x === 'number' && Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);
+
+/** Reads docs/benchmarks.json as an array (an older object-keyed file,
+ * { name: { median, runs } }, is read as entries without an interval). */
+export function readFigures(file = FIGURES_FILE) {
+  if (!existsSync(file)) return [];
+  const old = JSON.parse(readFileSync(file, 'utf8'));
+  if (Array.isArray(old)) return old;
+  return Object.entries(old).map(([name, v]) => ({ name, unit: null, value: v.median, ci95: null, target: null, n: v.runs?.length ?? null, machine: null }));
+}
+
+/**
+ * Merges figures (entries of figure()) into docs/benchmarks.json: each
+ * replaces the entry of its name, the others are kept. `machine` is added
+ * to every entry written now.
+ */
+export function writeFigures(figures, { machine = machineInfo(), file = FIGURES_FILE } = {}) {
+  const byName = new Map(readFigures(file).map((f) => [f.name, f]));
+  for (const f of figures) {
+    byName.set(f.name, {
+      name: f.name,
+      unit: f.unit,
+      value: round(f.value),
+      ci95: f.ci95 ? f.ci95.map(round) : null,
+      target: f.target ?? null,
+      n: f.n ?? null,
+      machine,
+    });
+  }
+  const out = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // One entry per line: a run's diff against the last reads figure by figure.
+  writeFileSync(file, `[\n${out.map((f) => JSON.stringify(f)).join(',\n')}\n]\n`);
+  return out;
+}
+
+/**
+ * The figures of bench/run.mjs's hot-path and sampler sections.
+ * hot: { where: { calls_plain: [ns], calls_instrumented: [ns], ... } }, the
+ * two call variants measured in the same rounds (paired by index);
+ * sampler: [{ interval (µs), n (busy threads), runs: [{ ratePct, p99,
+ * workerCpuPct, ... }] }].
+ *   hook.<where>.ns_per_call          ns added per instrumented call
+ *                                     (enter + exit), median of the
+ *                                     per-round differences (target <= 3)
+ *   sampler.<k>khz.<n>thread.ticks_pct   achieved rate, % of requested
+ *   sampler.<k>khz.<n>thread.late_p99_us p99 lateness bound, µs
+ *   sampler.<k>khz.<n>thread.worker_cpu_pct  worker awake time, % of a core
+ *   sampler.worker_cpu_pct            the same at 1 kHz, 1 busy thread
+ * Targets (issue 13) where a row has one: at 1 kHz with fewer busy threads
+ * than cores >= 99.5 % of ticks, p99 <= 200 µs, worker <= 15 %; at 10 kHz
+ * >= 98 %.
+ */
+export function hotAndSamplerFigures(hot, sampler, cores = cpus().length) {
+  const out = [];
+  for (const [where, h] of Object.entries(hot)) {
+    if (!h.calls_plain || !h.calls_instrumented) continue;
+    const diffs = h.calls_instrumented.map((x, i) => x - h.calls_plain[i]);
+    out.push(figure(`hook.${where}.ns_per_call`, 'ns', diffs, { target: '<= 3' }));
+  }
+  for (const { interval, n, runs } of sampler) {
+    const khz = 1000 / interval;
+    const key = `sampler.${khz}khz.${n}thread`;
+    const spare = n <= cores - 1;
+    const get = (k) => runs.map((r) => r[k]);
+    const ticksTarget = !spare ? null : khz === 1 ? '>= 99.5' : khz === 10 ? '>= 98' : null;
+    out.push(figure(`${key}.ticks_pct`, '%', get('ratePct'), { target: ticksTarget }));
+    out.push(figure(`${key}.late_p99_us`, 'us', get('p99'), { target: spare && khz === 1 ? '<= 200' : null }));
+    out.push(figure(`${key}.worker_cpu_pct`, '%', get('workerCpuPct'), { target: spare && khz === 1 ? '<= 15' : null }));
+    if (khz === 1 && n === 1) out.push(figure('sampler.worker_cpu_pct', '%', get('workerCpuPct'), { target: '<= 15' }));
+  }
+  return out;
+}
