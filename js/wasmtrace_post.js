@@ -157,7 +157,7 @@
     if (!statsPtr) {
       if (aborted) return null;
       statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
-      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (120 bytes)');
+      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (' + 8 * STAT_KEYS.length + ' bytes)');
     }
     c('wt_js_session_stats')(id, statsPtr);
     var out = {};
