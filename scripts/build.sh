@@ -21,7 +21,7 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 build_wasm() {
   local dir=$1 log version
   log=$(dirname "$dir")/$(basename "$dir")
-  version=$(emcc --version 2>/dev/null | head -1) || { echo "wasmtrace build: emcc not found" >&2; exit 1; }
+  version=$(emcc --version 2>/dev/null | sed -n 1p) || { echo "wasmtrace build: emcc not found" >&2; exit 1; }
   mkdir -p "$(dirname "$dir")"
   # (Trees configured before this check have no stamp: they get one.)
   if [ -f "$dir/CMakeCache.txt" ] && [ -f "$dir/.emcc-version" ] && [ "$(cat "$dir/.emcc-version")" != "$version" ]; then

@@ -46,16 +46,16 @@ typedef struct wt_start {
 
 /* Registration at a thread's start is wasmtrace's choice, not the app's:
  * it takes a thread record (~100 KiB, registry.h) only while the heap keeps
- * ample room for the app (half of the heap, and at least 8 MiB), since
+ * ample room for the app (a quarter of the heap, and at least 4 MiB), since
  * the app's own malloc aborts when the heap is full (a test that starts 450
  * short threads in a 16 MiB heap aborted 3 runs in 5 without this). Below
  * it the thread registers on first use, as without the wrapper. */
-#define START_KEEP_MIN ((size_t)8 << 20)
+#define START_KEEP_MIN ((size_t)4 << 20)
 WT_I_NOINSTR static int room_for_a_record(void) {
   size_t avail = wt_mem_available();
   if (avail == SIZE_MAX) return 1;
   int64_t heap = wt_platform_heap_bytes();
-  size_t keep = heap > 0 && (size_t)heap / 2 > START_KEEP_MIN ? (size_t)heap / 2 : START_KEEP_MIN;
+  size_t keep = heap > 0 && (size_t)heap / 4 > START_KEEP_MIN ? (size_t)heap / 4 : START_KEEP_MIN;
   return avail >= keep + sizeof(wt_thread);
 }
 

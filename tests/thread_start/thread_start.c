@@ -9,8 +9,8 @@
  * threads at once that churn malloc, and joins them; a session samples all
  * along. (The same run in a 16 MiB heap also showed that thread records
  * taken at every start could leave the app's own malloc no room, and abort
- * it: the wrapper now registers a thread at its start only while half the
- * heap is free, threads.c.) Ends with THREAD-START-PASSED when every round ran, the session
+ * it: the wrapper now registers a thread at its start only while a quarter
+ * of the heap is free, threads.c.) Ends with THREAD-START-PASSED when every round ran, the session
  * stopped, and it saw the threads (registered at their start) waiting.
  *   node thread_start.js DIR */
 #include <emscripten.h>
