@@ -184,6 +184,14 @@ describe('session engine', () => {
         for (let t = 0; t < 6000 && Module._engine_blips_done() < done; t++) await sleep(10);
         await s.stop();
         FS.unlink(s.output);
+        // The worker frees the exited threads' records on its own loop once
+        // no session shows them: wait until malloc stops shrinking.
+        for (let k = 0, before = Infinity; k < 100; k++) {
+          const now = Module.wasmtrace.memory().mallocBytes;
+          if (now >= before) break;
+          before = now;
+          await sleep(100);
+        }
         rounds.push({ started, finished: Module._engine_blips_done() - round * 100, state: s.state, error: s.error,
           stats: s.stats(), mem: Module.wasmtrace.memory() });
       }
