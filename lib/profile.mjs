@@ -96,16 +96,35 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
 // ---- chrome ------------------------------------------------------------------
 
+// A sample's weight: the sampling periods it stands for. wasmtrace stamps
+// samples with their tick time on the session's grid of multiples of the
+// interval P, so a sample after k missed ticks is k + 1 grid points after
+// the thread's previous one: weight = floor(ts / P) - floor(prev / P), as
+// the encoder computes it for the firefox weight column and folded counts
+// (native/src/encoder.h). Without a known interval, or for a thread's
+// first sample, 1.
+function gridWeights(samples, intervalUs) {
+  return samples.map((s, i) => {
+    if (!(intervalUs > 0) || i === 0 || !isNum(s.ts) || !isNum(samples[i - 1].ts)) return 1;
+    const periods = Math.floor(s.ts / intervalUs) - Math.floor(samples[i - 1].ts / intervalUs);
+    return periods >= 1 ? Math.min(periods, 65535) : 1;
+  });
+}
+
 function readChrome(events, budget) {
   const a = analyzeTrace(events, budget);
+  const sessionInterval = isNum(a.session?.intervalUs) ? a.session.intervalUs : null;
   const threads = a.threads
     .filter((t) => t.samples.length || t.scopes.length)
-    .map((t) => ({
-      tid: t.tid,
-      name: t.name ?? `tid ${t.tid}`,
-      samples: t.samples.map((s) => ({ ts: s.ts, stack: isIdle(s.stack) ? [] : s.stack, weight: 1 })),
-      scopes: t.scopes,
-    }));
+    .map((t) => {
+      const weights = gridWeights(t.samples, sessionInterval);
+      return {
+        tid: t.tid,
+        name: t.name ?? `tid ${t.tid}`,
+        samples: t.samples.map((s, i) => ({ ts: s.ts, stack: isIdle(s.stack) ? [] : s.stack, weight: weights[i] })),
+        scopes: t.scopes,
+      };
+    });
   return {
     format: 'chrome',
     session: a.session,

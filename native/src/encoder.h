@@ -39,11 +39,18 @@ typedef struct wt_node {
 #define WT_SAMPLE_PARTIAL 0x1u  /* the stack moved during the copy: only a prefix is known */
 #define WT_SAMPLE_WAITING 0x2u  /* the thread was blocked in a wait (futex) */
 
+/* A sample: its tick time, its call-tree node, its thread slot, and its
+ * weight: the sampling periods it stands for, counted on the session's
+ * grid since the thread's previous recorded sample (1 on time; k + 1 after
+ * k ticks the worker missed, e.g. while the OS did not run it), so that
+ * readers that weigh samples stay unbiased by late ticks (chrome: the
+ * timeDeltas carry the same information; firefox: the samples' weight
+ * column; folded: the counts). */
 typedef struct wt_sample {
   double ts_us;
   uint32_t node;
   uint16_t thread;
-  uint16_t pad;
+  uint16_t weight;
 } wt_sample;
 
 /* Kinds of event records (the high bit of `kind` marks an unfinished scope). */

@@ -31,7 +31,7 @@
  * moment as Unix-epoch milliseconds).
  *
  * Memory: the format is column-oriented per thread, so nothing can be
- * written before the end. Every step moves pending samples (12 bytes each)
+ * written before the end. Every step moves pending samples (14 bytes each)
  * and events (24 bytes each) into retained buffers owned by this encoder;
  * at the end the file is written in one go. To keep the session inside its
  * maxBufferKB, it declares three quarters of the session's sample and event
@@ -60,7 +60,7 @@ enum { CAT_OTHER = 0, CAT_IDLE = 1, CAT_WASM = 2, CAT_SCOPE = 3 };
 /* Marker phases of the processed format. */
 enum { PHASE_INSTANT = 0, PHASE_INTERVAL = 1, PHASE_INTERVAL_START = 2 };
 #define NO_INDEX 0xffffffffu
-#define SAMPLE_ENTRY 12 /* a retained sample: double time, u32 node (unaligned) */
+#define SAMPLE_ENTRY 14 /* a retained sample: double time, u32 node, u16 weight (unaligned) */
 
 typedef struct ff_state {
   wt_ring samples; /* retained SAMPLE_ENTRY records */
@@ -100,6 +100,12 @@ static uint32_t sample_node(const ff_state *f, uint32_t pos) {
   return node;
 }
 
+static uint16_t sample_weight(const ff_state *f, uint32_t pos) {
+  uint16_t weight;
+  memcpy(&weight, f->samples.data + (size_t)pos * SAMPLE_ENTRY + sizeof(double) + sizeof(uint32_t), sizeof weight);
+  return weight;
+}
+
 static const wt_event_rec *event_at(const ff_state *f, size_t i) { return wt_ring_at(&f->events, i); }
 
 /* Moves the step's batch into the retained rings; what does not fit is
@@ -118,6 +124,7 @@ static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *
     unsigned char *at = wt_ring_push(&f->samples);
     memcpy(at, &s->ts_us, sizeof s->ts_us);
     memcpy(at + sizeof(double), &s->node, sizeof s->node);
+    memcpy(at + sizeof(double) + sizeof s->node, &s->weight, sizeof s->weight);
   }
   for (size_t i = 0; i < v->nevents; i++) {
     wt_ring_room room = wt_ring_make_room(&f->events, ev_budget, 256, keep_newest);
@@ -391,7 +398,21 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_u64(j, slot + 1u);
   wt_json_lit(j, "\",\n\"samples\":{\"length\":");
   wt_json_u64(j, hi - lo);
-  wt_json_lit(j, ",\"weightType\":\"samples\",\"weight\":null,\"stack\":[");
+  /* Weights (the periods a late sample stands for) only if one is not 1. */
+  int weighted = 0;
+  for (uint32_t i = lo; i < hi && !weighted; i++) weighted = sample_weight(w->f, w->order[i]) != 1;
+  wt_json_lit(j, ",\"weightType\":\"samples\",\"weight\":");
+  if (weighted) {
+    wt_json_lit(j, "[");
+    for (uint32_t i = lo; i < hi; i++) {
+      if (i > lo) wt_json_lit(j, ",");
+      wt_json_u64(j, sample_weight(w->f, w->order[i]));
+    }
+    wt_json_lit(j, "]");
+  } else {
+    wt_json_lit(j, "null");
+  }
+  wt_json_lit(j, ",\"stack\":[");
   for (uint32_t i = lo; i < hi; i++) {
     if (i > lo) wt_json_lit(j, ",");
     uint32_t node = sample_node(w->f, w->order[i]);

@@ -147,7 +147,7 @@ static wt_status fd_step(void **state, const wt_encode_view *v, wt_json *j, wt_e
   }
   f->events_skipped += v->nevents;
   if (cover_nodes(f, v, t)) {
-    for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node - 1]++;
+    for (size_t i = 0; i < v->nsamples; i++) f->counts[v->samples[v->order[i]].node - 1] += v->samples[v->order[i]].weight;
   } else { /* no count for the batch's new nodes: its samples are dropped */
     t->alloc_failures++;
     t->samples_dropped = v->nsamples;

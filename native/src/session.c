@@ -1,6 +1,7 @@
 /* Session buffers: samples as call-tree nodes, scopes, bounded memory. */
 #include "session.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,9 +459,14 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
   wt_session_thread *st = see_thread(s, slot);
   if (!make_room(s, &s->samples, s->budget_samples, &s->samples_dropped_full)) return;
   grow_sort_tmp(s);
+  /* Grid periods since this thread's previous recorded sample (encoder.h). */
+  uint32_t weight = 1;
   if (!st->root) {
     st->root = node_get(s, slot, 0, WT_NODE_ROOT);
     st->first_us = ts_us;
+  } else if (s->config.interval_us > 0) {
+    double p = s->config.interval_us, periods = floor(ts_us / p) - floor(st->last_us / p);
+    weight = periods < 1 ? 1 : periods > UINT16_MAX ? UINT16_MAX : (uint32_t)periods;
   }
   uint32_t node = st->root;
   if (n == 0 && !flags) {
@@ -479,7 +485,7 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
     return;
   }
   st->last_us = ts_us;
-  *(wt_sample *)wt_ring_push(&s->samples) = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot};
+  *(wt_sample *)wt_ring_push(&s->samples) = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot, .weight = (uint16_t)weight};
 }
 
 void wt_session_record_torn(wt_session *s) {

@@ -75,15 +75,30 @@ function topCounts(entries, n = TOP) {
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, n);
 }
 
-const countMap = (leaves) => {
+/** Map(leaf -> summed weight); weights default to 1 (a count). */
+const countMap = (leaves, weights = null) => {
   const m = new Map();
-  for (const leaf of leaves) m.set(leaf, (m.get(leaf) || 0) + 1);
+  leaves.forEach((leaf, i) => m.set(leaf, (m.get(leaf) || 0) + (weights ? weights[i] : 1)));
   return m;
 };
+const sum = (xs) => xs.reduce((n, x) => n + x, 0);
+
+/**
+ * The grid periods each chrome sample stands for (native/src/encoder.h):
+ * samples are stamped with their tick time, so a sample after k missed
+ * ticks is k + 1 grid points after the thread's previous one. The firefox
+ * encoder writes the same numbers in its weight column, the folded one in
+ * its counts (all 1 when the sampler missed no tick).
+ */
+const gridWeights = (samples) => samples.map((x, i) =>
+  (i === 0 ? 1 : Math.max(1, Math.floor(x.ts / INTERVAL_US) - Math.floor(samples[i - 1].ts / INTERVAL_US))));
 
 // ---- our own parsers: what each file holds ---------------------------------
 
-/** Per thread name: {total, self: Map(leaf -> count), samples (chrome only)}. */
+/**
+ * Per thread name: {count (samples; chrome, firefox), total (summed sample
+ * weights), self: Map(leaf -> weight), thread (chrome only)}.
+ */
 function fromChrome(bytes) {
   const events = parseTrace(bytes);
   const a = analyzeTrace(events);
@@ -92,7 +107,8 @@ function fromChrome(bytes) {
     if (!t.samples.length) continue;
     const leaves = t.samples.map((s) => (s.stack.length ? s.stack[s.stack.length - 1] : IDLE));
     const markers = events.filter((e) => e.tid === t.tid && ((e.ph === 'X' && e.cat !== 'wasmtrace') || e.ph === 'I')).length;
-    threads.set(t.name, { total: t.samples.length, self: countMap(leaves), thread: t, markers });
+    const weights = gridWeights(t.samples);
+    threads.set(t.name, { count: t.samples.length, total: sum(weights), self: countMap(leaves, weights), thread: t, markers });
   }
   return { events, analysis: a, threads, stats: a.stats };
 }
@@ -104,7 +120,10 @@ function fromFirefox(bytes) {
   for (const t of p.threads) {
     if (!t.samples.length) continue;
     const leafName = (stack) => (stack === null ? IDLE : strings[t.funcTable.name[t.frameTable.func[t.stackTable.frame[stack]]]]);
-    threads.set(t.name, { total: t.samples.length, self: countMap(t.samples.stack.map(leafName)), markers: t.markers.length });
+    const weights = t.samples.weight ?? t.samples.stack.map(() => 1);
+    threads.set(t.name, {
+      count: t.samples.length, total: sum(weights), self: countMap(t.samples.stack.map(leafName), weights), markers: t.markers.length,
+    });
   }
   return { profile: p, threads, stats: p.meta.wasmtrace };
 }
@@ -217,19 +236,24 @@ describe('one recording in three formats, opened by real readers', () => {
 
   test('each file holds the samples its stats count', () => {
     for (const name of THREADS) assert.ok(chrome.threads.get(name)?.total > 0, `${name}: no samples`);
-    const total = (f) => [...f.threads.values()].reduce((n, x) => n + x.total, 0);
-    assert.equal(total(chrome), chrome.stats.samplesWritten, 'chrome');
-    assert.equal(total(twin), twin.stats.samplesWritten, 'chrome (twin)');
-    assert.equal(total(firefox), firefox.stats.samplesWritten, 'firefox');
+    const count = (f) => [...f.threads.values()].reduce((n, x) => n + x.count, 0);
+    assert.equal(count(chrome), chrome.stats.samplesWritten, 'chrome');
+    assert.equal(count(twin), twin.stats.samplesWritten, 'chrome (twin)');
+    assert.equal(count(firefox), firefox.stats.samplesWritten, 'firefox');
     for (const { name } of SESSIONS) {
       const st = rec.byName.get(name).stats;
       assert.equal(st.samplesTaken, st.samplesWritten + st.samplesDropped, `${name}: stats()`);
     }
   });
 
-  test("the folded file's stats record counts its samples", () => {
+  test("the folded file's counts are its samples' weights: its samples, plus the ticks the sampler missed", (t) => {
     assert.ok(folded.stats, 'no stats record in the folded file');
-    assert.equal([...folded.threads.values()].reduce((n, x) => n + x.total, 0), folded.stats.samplesWritten);
+    const weight = [...folded.threads.values()].reduce((n, x) => n + x.total, 0);
+    const { samplesWritten, ticksMissed } = folded.stats;
+    t.diagnostic(`weight ${weight}, samples ${samplesWritten}, ticks missed ${ticksMissed}, threads ${folded.threads.size}`);
+    // Each sample weighs 1 plus the ticks missed since its thread's previous one.
+    assert.ok(weight >= samplesWritten && weight <= samplesWritten + folded.threads.size * ticksMissed,
+      `weight ${weight} outside [${samplesWritten}, ${samplesWritten} + ${folded.threads.size} x ${ticksMissed}]`);
     assert.equal(folded.stats.samplesWritten, rec.byName.get('fmt-folded').stats.samplesWritten);
   });
 
@@ -253,7 +277,7 @@ describe('one recording in three formats, opened by real readers', () => {
   describe('samples per thread', () => {
     test('counting readers agree exactly with their file: DevTools, Firefox Profiler, speedscope (folded)', (t) => {
       for (const name of sampled()) {
-        const ours = chrome.threads.get(name).total;
+        const ours = chrome.threads.get(name).count; // DevTools counts samples
         const dt = devtools.threads.find((x) => x.name === name).cpuSamples;
         const inFolded = folded.threads.get(foldedName(name))?.total;
         const sf = ssFoldedRoots.get(foldedName(name))?.total;

@@ -195,7 +195,12 @@ WT_TEST(sampler_should_keep_only_true_stacks_of_a_thread_that_never_stops_callin
           (unsigned long long)rounds);
   CHECK_EQ_U64(wrong, 0);
   CHECK(kept >= 3000); /* the mover was sampled (about half the samples) */
-  CHECK_EQ_U64(written, st.samples_written);
+  /* Folded counts are sample weights (encoder.h): each sample counts the
+   * grid periods since its thread's previous one, so the two threads
+   * (main and mover, sampled at every tick) add at most the missed ticks
+   * each to the samples written. */
+  CHECK(written >= st.samples_written);
+  CHECK(written <= st.samples_written + 2 * st.ticks_missed);
   /* Lost (dropped, or partial with no frame kept): at most 0.5 % of the
    * samples taken. */
   CHECK(lost * 200 <= st.samples_taken);
