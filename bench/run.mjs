@@ -26,6 +26,9 @@
 //      the plain build with a 1 kHz session, and with Chrome's V8 CPU
 //      profiler, vs nothing (e2e.session_1khz.overhead_pct,
 //      e2e.v8_cpu_profiler.overhead_pct), 1 thread and 2 pthreads
+//   9. late ticks (bench/weights.mjs): the fidelity workload with 4 busy
+//      threads, its self-time error counting samples vs weighing them
+//      (fidelity.4busy.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
 // interval where the runs allow one.
@@ -44,6 +47,7 @@ import { collectTraces } from '../js/playwright.mjs';
 import { callHeavyFigures, callHeavyJson, callHeavySection, groundTruthFigures, loadText } from './callheavy.mjs';
 import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
 import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
+import { weightsFigures, weightsRun, weightsSection } from './weights.mjs';
 import { samplerRun } from './sampler-run.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -285,6 +289,8 @@ try {
 
   log('while the main thread is busy: rates, lateness, stop()');
   results.mainBusy = await mainBusyBench();
+  log('late ticks: counted vs weighed samples with 4 busy threads (Chromium)');
+  results.weights = await repeat(QUICK ? 2 : RUNS, () => weightsRun((path, waitFor) => page(path, waitFor)));
 } finally {
   await browser.close();
   await server.close();
@@ -419,11 +425,13 @@ ${mainBusySection(results.mainBusy)}
 
 ${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', results.callHeavyLoad)}
 
-${e2eSection(e2e, 'npm run bench')}`;
+${e2eSection(e2e, 'npm run bench')}
+
+${weightsSection(results.weights, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

@@ -65,10 +65,10 @@
 #define RECLAIM_EVERY_US 10000.0  /* frees exited threads' records at most this often */
 /* Waking early (see sleep_phase): the timed sleep is asked to end this much
  * before the deadline, at most WAKE_EARLY_MAX_US and half the shortest
- * sampling period; an oversleep longer than OVERSLEEP_CLIP_US is the OS
- * (the thread was not scheduled), not the timer, and teaches only that much. */
+ * sampling period; an oversleep longer than TIMER_OVERSLEEP_MAX_US is the
+ * OS (the thread waited for a core), not the timer, and teaches nothing. */
 #define WAKE_EARLY_MAX_US 200.0
-#define OVERSLEEP_CLIP_US 1000.0
+#define TIMER_OVERSLEEP_MAX_US 300.0
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
@@ -584,7 +584,11 @@ static double shortest_period(int nsessions) {
  * early margin, which is at most WAKE_EARLY_MAX_US and half the shortest
  * sampling period, so the worker's CPU stays a small fraction of a core
  * (docs/BENCHMARKS.md measures it); the wake counter ends it at once.
- * Without a sampling session (idle, counters only) it just sleeps. */
+ * Only the timer's oversleeps are learned: on a machine without a free
+ * core the thread also waits milliseconds for the scheduler, which no
+ * early wake can make up for, and learning those would only make the
+ * worker spin more on the cores the app needs. Without a sampling session
+ * (idle, counters only) it just sleeps. */
 static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t wake_seen) {
   double period = shortest_period(nsessions);
   double early = 0;
@@ -599,9 +603,10 @@ static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t
     double over = wt_platform_now_us() - target;
     if (atomic_load_explicit(&wt_rt.wake, memory_order_acquire) != wake_seen) return 0;
     if (over < 0) return 0; /* a spurious wake-up: the loop sleeps again */
-    if (over > OVERSLEEP_CLIP_US) over = OVERSLEEP_CLIP_US;
-    ws->oversleep_p90_us += over > ws->oversleep_p90_us ? 9.0 : -1.0;
-    if (ws->oversleep_p90_us < 0) ws->oversleep_p90_us = 0;
+    if (over <= TIMER_OVERSLEEP_MAX_US) {
+      ws->oversleep_p90_us += over > ws->oversleep_p90_us ? 9.0 : -1.0;
+      if (ws->oversleep_p90_us < 0) ws->oversleep_p90_us = 0;
+    }
   }
   if (period <= 0) return 0;
   double spun_from = wt_platform_now_us(), t = spun_from;

@@ -1,5 +1,5 @@
 /* Calibrated workload for the fidelity test (built with
- * -finstrument-functions). On the main thread and on two pthreads, every
+ * -finstrument-functions). On the main thread and on two pthreads (by default), every
  * period of P ms is split by wall-clock time between three nested
  * functions: fid_outer spends 50% of it in its own body, fid_middle 30%,
  * fid_inner 20%. The split is made with the clock, not with iteration
@@ -14,6 +14,7 @@
 #include <emscripten.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <wasmtrace/wasmtrace.h>
 
@@ -70,16 +71,29 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-int main(void) {
+/* argv[1]: pthreads besides main (default 2, at most MAX_WORKERS; the
+ * benchmark of late ticks runs 3, i.e. 4 busy threads on 2 cores). Their
+ * periods are not multiples of the 1 ms sampling period either. */
+#define MAX_WORKERS 6
+static const double worker_period_ms[MAX_WORKERS] = {6.1, 8.7, 5.3, 9.1, 6.7, 7.9};
+
+int main(int argc, char **argv) {
+  int nworkers = argc > 1 ? atoi(argv[1]) : 2;
+  if (nworkers < 1 || nworkers > MAX_WORKERS) nworkers = 2;
   double end = emscripten_get_now() + RUN_MS;
-  job jobs[3] = {{"main", 7.3, end, {0}}, {"fid-worker-1", 6.1, end, {0}}, {"fid-worker-2", 8.7, end, {0}}};
-  pthread_t threads[2];
-  for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, worker, &jobs[i + 1]);
+  static char names[MAX_WORKERS][32];
+  job jobs[MAX_WORKERS + 1] = {{"main", 7.3, end, {0}}};
+  for (int i = 0; i < nworkers; i++) {
+    snprintf(names[i], sizeof names[i], "fid-worker-%d", i + 1);
+    jobs[i + 1] = (job){names[i], worker_period_ms[i], end, {0}};
+  }
+  pthread_t threads[MAX_WORKERS];
+  for (int i = 0; i < nworkers; i++) pthread_create(&threads[i], NULL, worker, &jobs[i + 1]);
   run_workload(jobs[0].period, end, &jobs[0].truth); /* main stays busy, never yields */
-  for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
-  char json[512];
+  for (int i = 0; i < nworkers; i++) pthread_join(threads[i], NULL);
+  char json[1024];
   int n = 0;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i <= nworkers; i++)
     n += snprintf(json + n, sizeof json - n, "%s\"%s\":{\"fid_outer\":%.3f,\"fid_middle\":%.3f,\"fid_inner\":%.3f}",
                   i ? "," : "{", jobs[i].name, jobs[i].truth.outer, jobs[i].truth.middle, jobs[i].truth.inner);
   snprintf(json + n, sizeof json - n, "}");
