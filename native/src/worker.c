@@ -69,6 +69,7 @@
  * OS (the thread waited for a core), not the timer, and teaches nothing. */
 #define WAKE_EARLY_MAX_US 200.0
 #define TIMER_OVERSLEEP_MAX_US 300.0
+#define SPIN_WHEN_OVERSLEEP_PER_PERIOD 4.0 /* spin if oversleep >= period / this */
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
@@ -584,7 +585,11 @@ static double shortest_period(int nsessions) {
  * early margin, which is at most WAKE_EARLY_MAX_US and half the shortest
  * sampling period, so the worker's CPU stays a small fraction of a core
  * (docs/BENCHMARKS.md measures it); the wake counter ends it at once.
- * Only the timer's oversleeps are learned: on a machine without a free
+ * And it is used only where it saves ticks: when the oversleep is a
+ * quarter of the period or more (5 kHz and faster in Chromium). At 1 kHz
+ * an oversleep of ~100 us makes a tick late, never missed (a missed tick
+ * needs a whole period), and the app's cores are worth more than that
+ * lateness. Only the timer's oversleeps are learned: on a machine without a free
  * core the thread also waits milliseconds for the scheduler, which no
  * early wake can make up for, and learning those would only make the
  * worker spin more on the cores the app needs. Without a sampling session
@@ -592,7 +597,7 @@ static double shortest_period(int nsessions) {
 static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t wake_seen) {
   double period = shortest_period(nsessions);
   double early = 0;
-  if (period > 0) {
+  if (period > 0 && ws->oversleep_p90_us * SPIN_WHEN_OVERSLEEP_PER_PERIOD >= period) {
     early = ws->oversleep_p90_us;
     if (early > WAKE_EARLY_MAX_US) early = WAKE_EARLY_MAX_US;
     if (early > period / 2) early = period / 2;
