@@ -31,6 +31,25 @@ void wt_json_raw(wt_json *j, const char *s, size_t n) {
 
 void wt_json_lit(wt_json *j, const char *s) { wt_json_raw(j, s, strlen(s)); }
 
+size_t wt_json_utf8_copy(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) {
+    n = cap - 1;
+    /* Back up over the continuation bytes at the cut, then drop their lead
+     * byte too if the sequence it starts does not fit whole. */
+    size_t i = n, cont = 0;
+    while (i > 0 && cont < 3 && ((unsigned char)src[i - 1] & 0xc0) == 0x80) i--, cont++;
+    if (i > 0) {
+      unsigned lead = (unsigned char)src[i - 1];
+      size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      if (need > 1 && cont + 1 < need) n = i - 1;
+    }
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+  return n;
+}
+
 size_t wt_json_utf8_len(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t len;

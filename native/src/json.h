@@ -35,6 +35,13 @@ wt_status wt_json_flush(wt_json *j);
  * if it is invalid (overlong, surrogate, past U+10FFFF, truncated). */
 size_t wt_json_utf8_len(const unsigned char *s, size_t n);
 
+/* Copies `src` into `dst` (capacity `cap` > 0, always NUL-terminated) like
+ * snprintf "%s", but a cut never splits a UTF-8 character: bytes of a
+ * sequence the capacity cuts short are left out. Returns the bytes
+ * copied. (Names the app gives are cut to fixed buffers; a split
+ * character would reach the trace as U+FFFD.) */
+size_t wt_json_utf8_copy(char *dst, size_t cap, const char *src);
+
 /* Escapes s into out (NUL-terminated, truncated to cap) with the same rules
  * as wt_json_string but without quotes; for tests and small uses. Returns
  * the length written. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "mem.h"
 #include "platform.h"
 
@@ -143,7 +144,7 @@ void wt_thread_set_name(const char *name) {
   wt_thread *t = wt_thread_self();
   if (!t || !name) return;
   pthread_mutex_lock(&reg.mutex);
-  snprintf(t->name, sizeof t->name, "%s", name);
+  wt_json_utf8_copy(t->name, sizeof t->name, name);
   t->named = 1;
   pthread_mutex_unlock(&reg.mutex);
 }

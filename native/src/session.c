@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "mem.h"
 #include "platform.h"
 #include "symbols.h"
@@ -543,8 +544,12 @@ static uint32_t snapshot_threads(wt_session *s) {
        * named after its start routine too: "pthread 3 (decoder_main)". */
       uint32_t start = wt_registry_thread_start(t);
       size_t len = strlen(st->name);
-      if (start && len + 4 < sizeof st->name)
-        snprintf(st->name + len, sizeof st->name - len, " (%s)", wt_symbols_function_name(start - 1));
+      if (start && len + 4 < sizeof st->name) {
+        /* " (routine)", cut whole characters first and ")" kept. */
+        char routine[WT_THREAD_NAME_MAX];
+        wt_json_utf8_copy(routine, sizeof st->name - len - 3, wt_symbols_function_name(start - 1));
+        snprintf(st->name + len, sizeof st->name - len, " (%s)", routine);
+      }
     } else {
       snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
     }

@@ -324,6 +324,43 @@ WT_TEST(mem_sink_should_grow_and_refuse_writes_after_close) {
   CHECK(s.data == NULL);
 }
 
+/* ---- wt_json_utf8_copy: names cut to fixed buffers -------------------------- */
+
+WT_TEST(utf8_copy_should_keep_a_name_that_fits_whole) {
+  char out[8];
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "abc"), 3);
+  CHECK(strcmp(out, "abc") == 0);
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "1234567"), 7); /* exactly cap - 1 */
+  CHECK(strcmp(out, "1234567") == 0);
+}
+
+WT_TEST(utf8_copy_should_never_split_a_character_at_the_cut) {
+  char out[6]; /* 5 bytes of text */
+  /* "ab" then U+20AC (3 bytes) fits whole: 5 bytes. */
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "ab\xe2\x82\xac" "cd"), 5);
+  CHECK(strcmp(out, "ab\xe2\x82\xac") == 0);
+  /* "abc" then U+20AC: the cut falls after its second byte; both go. */
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "abc\xe2\x82\xac"), 3);
+  CHECK(strcmp(out, "abc") == 0);
+  /* "abcd" then U+20AC: the cut falls after its lead byte. */
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "abcd\xe2\x82\xac"), 4);
+  CHECK(strcmp(out, "abcd") == 0);
+  /* "a" then U+1F600 (4 bytes) cut after 3 of them. */
+  char out4[5];
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out4, sizeof out4, "a\xf0\x9f\x98\x80"), 1);
+  CHECK(strcmp(out4, "a") == 0);
+  /* Two-byte characters: "\xc3\xa9" (U+00E9) twice then one more cut. */
+  CHECK_EQ_INT((int)wt_json_utf8_copy(out, sizeof out, "\xc3\xa9\xc3\xa9\xc3\xa9"), 4);
+  CHECK(strcmp(out, "\xc3\xa9\xc3\xa9") == 0);
+  /* Every cut of a name of 3-byte characters leaves valid UTF-8. */
+  const char *euros = "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac";
+  for (size_t cap = 1; cap <= 13; cap++) {
+    char buf[16];
+    size_t n = wt_json_utf8_copy(buf, cap, euros);
+    CHECK(n % 3 == 0 && n <= cap - 1 && buf[n] == '\0');
+  }
+}
+
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(json_escape_should_escape_quotes_and_backslashes),
@@ -346,6 +383,9 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(json_writer_should_escape_strings_that_straddle_its_buffer),
       WT_TEST_ENTRY(json_writer_should_keep_the_first_sink_error),
       WT_TEST_ENTRY(mem_sink_should_grow_and_refuse_writes_after_close),
+      WT_TEST_ENTRY(utf8_copy_should_keep_a_name_that_fits_whole),
+      WT_TEST_ENTRY(utf8_copy_should_never_split_a_character_at_the_cut),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }
+
