@@ -186,7 +186,9 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   const p = r.profile;
   lines.push(`session '${r.name}': ${r.state}, ${p ? p.format : '?'} trace ${where} (${kib(r.bytes.length)})`);
   lines.push(`  ${st.threads ?? p?.threads.length ?? '?'} threads, ${st.samplesWritten ?? '?'} samples ` +
-    `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full, ${st.samplesDroppedTornStack ?? 0} torn; ` +
+    // Torn copies are gone since the moving-stack protocol (a moving stack
+    // is kept partial): the count is shown only if an older build made some.
+    `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full${st.samplesDroppedTornStack ? `, ${st.samplesDroppedTornStack} torn` : ''}; ` +
     `${st.samplesPartial ?? 0} partial stack, kept), ` +
     `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);

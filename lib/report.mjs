@@ -45,7 +45,8 @@ function describeDrops(profile) {
   const d = s.dropped && typeof s.dropped === 'object' ? s.dropped : {};
   const n = (v, dflt) => printable(textOf(v ?? dflt));
   return `samples taken ${n(s.samplesTaken, '?')}, dropped ${n(s.samplesDropped, 0)}` +
-    ` (buffer full ${n(d.bufferFull, 0)}, torn stack ${n(d.tornStack, 0)})` +
+    // Torn stacks only from builds before the moving-stack protocol.
+    ` (buffer full ${n(d.bufferFull, 0)}${d.tornStack ? `, torn stack ${n(d.tornStack)}` : ''})` +
     (s.partialStack !== undefined ? `, partial stack ${n(s.partialStack)} (kept)` : '') +
     `; events dropped ${n(d.events, 0)}` +
     (s.ticksMissed !== undefined ? `; sampler ticks missed ${n(s.ticksMissed)}` : '');
