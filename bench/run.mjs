@@ -281,8 +281,8 @@ try {
     ['compiled out + V8 CPU profiler, 1 ms', 'startup_disabled', { v8profiler: true }],
     ['scopes, no session', 'startup', { session: false }],
     ['scopes, session at 1 kHz', 'startup', {}],
-    ['-finstrument-functions, no session', 'startup_instrumented', { session: false }],
-    ['-finstrument-functions, session at 1 kHz', 'startup_instrumented', {}]];
+    ['instrumented (after inlining), no session', 'startup_instrumented', { session: false }],
+    ['instrumented (after inlining), session at 1 kHz', 'startup_instrumented', {}]];
   for (let i = 0; i < APP_RUNS; i++) {
     for (const [name, variant, opts] of variants) (results.app[name] ||= []).push(await appRun(variant, opts));
   }
@@ -334,7 +334,7 @@ const APP_RUNS_DOC = app['compiled out'].length;
 const med = (name) => median(app[name].map((r) => r.startupMs));
 const appRows = Object.entries(app).map(([name, runs]) => `| ${name} | ${cell(runs.map((r) => r.startupMs), 0)} |`);
 const ratio = (a, b) => fmt(med(a) / med(b), 3);
-const traced = [...app['scopes, session at 1 kHz'], ...app['-finstrument-functions, session at 1 kHz']];
+const traced = [...app['scopes, session at 1 kHz'], ...app['instrumented (after inlining), session at 1 kHz']];
 const firstFromPreRun = traced.map((r) => r.firstSampleMs - r.preRunMs);
 const firstFromCtor = traced.map((r) => r.firstSampleMs - r.workerCreatedMs);
 const mainStartBase = median(app['scopes, no session'].map((r) => r.mainStartMs));
@@ -417,8 +417,8 @@ only with the V8 row). The V8 CPU profiler is Chrome's own (DevTools protocol
 ${appRows.join('\n')}
 
 - scopes, session at 1 kHz vs no session: **${ratio('scopes, session at 1 kHz', 'scopes, no session')}×**
-- -finstrument-functions, session at 1 kHz vs no session: **${ratio('-finstrument-functions, session at 1 kHz', '-finstrument-functions, no session')}×**
-- -finstrument-functions (no session) vs scopes only (no session): ${ratio('-finstrument-functions, no session', 'scopes, no session')}× (the hooks themselves)
+- instrumented (after inlining, the default), session at 1 kHz vs no session: **${ratio('instrumented (after inlining), session at 1 kHz', 'instrumented (after inlining), no session')}×**
+- instrumented (after inlining, no session) vs scopes only (no session): ${ratio('instrumented (after inlining), no session', 'scopes, no session')}× (the hooks themselves)
 - V8 CPU profiler at 1 ms vs compiled out: **${ratio('compiled out + V8 CPU profiler, 1 ms', 'compiled out')}×**
 
 ${mainBusySection(results.mainBusy)}
