@@ -115,7 +115,8 @@ export function writeFigures(figures, { machine = machineInfo(), file = FIGURES_
  *                                     (enter + exit), median of the
  *                                     per-round differences (target <= 3)
  *   sampler.<k>khz.<n>thread.ticks_pct   achieved rate, % of requested
- *   sampler.<k>khz.<n>thread.late_p99_us p99 lateness bound, µs
+ *   sampler.<k>khz.<n>thread.late_p99_us p99 of the ticks' lateness, µs
+ *                                     (bench/sampler-run.mjs: from the trace)
  *   sampler.<k>khz.<n>thread.worker_cpu_pct  worker awake time, % of a core
  *   sampler.worker_cpu_pct            the same at 1 kHz, 1 busy thread
  * Targets (issue 13) where a row has one: at 1 kHz with fewer busy threads
