@@ -6,7 +6,9 @@
 //   sampler.1khz.1thread.*, sampler.10khz.1thread.*, sampler.worker_cpu_pct
 //                                    bench/sampler with 1 busy thread
 // Rounds alternate the runs (calls plain, calls instrumented, the hook
-// designs not shipped (calls_branchless: docs/BENCHMARKS.md, "Hooks"),
+// designs not shipped (calls_branchless, and two experiments: calls_tls_only,
+// hooks that only look up the thread, and calls_stores_only, the stores
+// without the load of `top`: docs/BENCHMARKS.md, "Hooks"),
 // sampler 1 kHz, sampler 10 kHz), so that drift in the machine's load is
 // shared.
 // Writes the figures to docs/benchmarks.json (bench/figures.mjs).
@@ -43,7 +45,7 @@ const calls = async (variant) => {
 
 const hot = { chromium: { calls_plain: [], calls_instrumented: [] } };
 // Hook designs measured beside the shipped one, where the build has them.
-const DESIGNS = ['branchless'].filter((v) => existsSync(join(wasm, `bench/calls_${v}/calls.js`)));
+const DESIGNS = ['branchless', 'tls_only', 'stores_only'].filter((v) => existsSync(join(wasm, `bench/calls_${v}/calls.js`)));
 for (const v of DESIGNS) hot.chromium[`calls_${v}`] = [];
 const sampler = [{ interval: 1000, n: 1, runs: [] }, { interval: 100, n: 1, runs: [] }];
 try {
