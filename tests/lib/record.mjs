@@ -1,8 +1,9 @@
-// Records a wasmtrace page in headless Chromium for the tests: serve the
-// directory, load the page, wait until it says it is ready, then stop its
-// sessions and take each trace with the Playwright helper's collectTraces
-// (the same page-side recorder the CLI uses).
-import { launch } from '../../lib/browser.mjs';
+// Records a wasmtrace page for the tests, in the browser under test
+// (tests/lib/test-browser.mjs): serve the directory, load the page, wait
+// until it says it is ready, then stop its sessions and take each trace
+// with the Playwright helper's collectTraces (the same page-side recorder
+// the CLI uses).
+import { launchTestBrowser } from './test-browser.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { collectTraces } from '../../js/playwright.mjs';
 
@@ -19,7 +20,7 @@ import { collectTraces } from '../../js/playwright.mjs';
 export async function recordPage({ dir, path = 'index.html', waitFor = 'window.sampleStartupComplete === true',
   timeoutMs = 120000, beforeStop } = {}) {
   const server = await serve(dir);
-  const browser = await launch();
+  const browser = await launchTestBrowser();
   const consoleLines = [];
   try {
     const page = await browser.newPage();
