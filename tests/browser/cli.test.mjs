@@ -1,4 +1,6 @@
-// `wasmtrace record` end to end in headless Chromium, as a user runs it:
+// `wasmtrace record` end to end in the browser under test (Chromium, or
+// Firefox with WASMTRACE_BROWSER=firefox: tests/lib/test-browser.mjs), as a
+// user runs it:
 //   - on the sample (the page's own config and its "startup done" signal);
 //   - on a second app, samples/plain-emcc, built here with only the emcc
 //     flags docs/GUIDE.md documents against an installed wasmtrace
@@ -18,13 +20,14 @@ import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { assertRan } from '../../js/playwright.mjs';
 import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
+import { browserSuffix, inFirefox, recordArgs } from '../lib/test-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/wasmtrace.mjs');
 const work = join(root, `build/plain-emcc${buildSuffix}`);
 const prefix = join(work, 'prefix');
 const app = (variant) => join(work, variant);
-const out = join(work, 'traces');
+const out = join(work, `traces${browserSuffix}`);
 const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
 
 /** Runs a command; resolves with { status, stdout, stderr } whatever the status. */
@@ -42,7 +45,8 @@ async function mustRun(cmd, args) {
   return r;
 }
 
-const wasmtrace = (...args) => run(process.execPath, [cli, ...args]);
+// `record` runs in the browser under test.
+const wasmtrace = (...args) => run(process.execPath, [cli, ...args, ...(args[0] === 'record' ? recordArgs : [])]);
 // For the runs that must succeed: wait for the page as long as a loaded
 // machine may need (the defaults are 30 s to load, 60 s to finish).
 const PATIENT = ['--load-timeout', '120s', '--timeout', '120s'];
@@ -93,6 +97,8 @@ describe('wasmtrace record', () => {
     const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--wait-for', 'window.sampleStartupComplete === true',
       '--out', join(out, 'sample'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
+    // The browser asked for is the one that ran.
+    assert.match(r.stderr, inFirefox ? /wasmtrace record: browser: Mozilla Firefox \d+/ : /wasmtrace record: browser: Chromium \d+/);
     assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
     assert.match(r.stdout, /session 'startup': stopped, chrome trace .*startup\.json\.gz/);
     assert.match(r.stdout, /\n {2}main +\d+ +\d+ +\S/);
@@ -153,7 +159,7 @@ describe('wasmtrace record', () => {
         res.end(readFileSync(file));
       });
       await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-      const pages = join(work, 'pages');
+      const pages = join(work, `pages${browserSuffix}`);
       mkdirSync(join(pages, 'empty'), { recursive: true });
       mkdirSync(join(pages, 'unlinked'), { recursive: true });
       writeFileSync(join(pages, 'empty/index.html'), '<!doctype html><p>no app here</p>');

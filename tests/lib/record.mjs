@@ -3,7 +3,7 @@
 // until it says it is ready, then stop its sessions and take each trace
 // with the Playwright helper's collectTraces (the same page-side recorder
 // the CLI uses).
-import { launchTestBrowser } from './test-browser.mjs';
+import { inFirefox, launchTestBrowser, testBrowser } from './test-browser.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { collectTraces } from '../../js/playwright.mjs';
 
@@ -26,6 +26,9 @@ export async function recordPage({ dir, path = 'index.html', waitFor = 'window.s
     const page = await browser.newPage();
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     await page.goto(server.url + path);
+    // The browser asked for is the one that runs the page.
+    const ua = await page.evaluate(() => navigator.userAgent);
+    if (/Firefox\//.test(ua) !== inFirefox) throw new Error(`WASMTRACE_BROWSER=${testBrowser}, but the page runs in ${ua}`);
     const isolated = await page.evaluate(() => self.crossOriginIsolated);
     if (!isolated) throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing): pthreads cannot run');
     await page.waitForFunction(waitFor, null, { timeout: timeoutMs, polling: 50 });
