@@ -3,7 +3,8 @@
 // until it says it is ready, then stop its sessions and take each trace
 // with the Playwright helper's collectTraces (the same page-side recorder
 // the CLI uses).
-import { inFirefox, launchTestBrowser, testBrowser } from './test-browser.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { testBrowser } from './test-browser.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { collectTraces } from '../../js/playwright.mjs';
 
@@ -14,13 +15,14 @@ import { collectTraces } from '../../js/playwright.mjs';
  * @param {string} [o.waitFor]  JS expression that becomes true when done
  * @param {number} [o.timeoutMs] how long the page may take to get there
  * @param {(page) => Promise<void>} [o.beforeStop] runs in between
+ * @param {string} [o.browser] the browser (default: the browser under test)
  * @returns {Promise<{sessions: object[], console: string[]}>} sessions as
  *   collectTraces returns them (bytes, stats, state, error), unparsed
  */
 export async function recordPage({ dir, path = 'index.html', waitFor = 'window.sampleStartupComplete === true',
-  timeoutMs = 120000, beforeStop } = {}) {
+  timeoutMs = 120000, beforeStop, browser: browserName = testBrowser } = {}) {
   const server = await serve(dir);
-  const browser = await launchTestBrowser();
+  const browser = await launch({ browser: browserName });
   const consoleLines = [];
   try {
     const page = await browser.newPage();
@@ -28,7 +30,7 @@ export async function recordPage({ dir, path = 'index.html', waitFor = 'window.s
     await page.goto(server.url + path);
     // The browser asked for is the one that runs the page.
     const ua = await page.evaluate(() => navigator.userAgent);
-    if (/Firefox\//.test(ua) !== inFirefox) throw new Error(`WASMTRACE_BROWSER=${testBrowser}, but the page runs in ${ua}`);
+    if (/Firefox\//.test(ua) !== (browserName === 'firefox')) throw new Error(`asked for ${browserName}, but the page runs in ${ua}`);
     const isolated = await page.evaluate(() => self.crossOriginIsolated);
     if (!isolated) throw new Error('the page is not cross-origin isolated (COOP/COEP headers missing): pthreads cannot run');
     await page.waitForFunction(waitFor, null, { timeout: timeoutMs, polling: 50 });
