@@ -26,6 +26,8 @@
 //      the plain build with a 1 kHz session, and with Chrome's V8 CPU
 //      profiler, vs nothing (e2e.session_1khz.overhead_pct,
 //      e2e.v8_cpu_profiler.overhead_pct), 1 thread and 2 pthreads
+//   9. Firefox beside Chromium (bench/browsers.mjs): hot path, sampler at
+//      1 and 10 kHz, startup, rounds alternating the browsers
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
 // interval where the runs allow one.
@@ -45,6 +47,7 @@ import { callHeavyFigures, callHeavyJson, callHeavySection, groundTruthFigures, 
 import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
 import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
 import { samplerRun } from './sampler-run.mjs';
+import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -301,6 +304,9 @@ log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining
 const e2e = { node: e2eNode(wasm), chromium: await e2eChromium(wasm) };
 for (const [where, res] of Object.entries(e2e)) for (const line of e2eFigures(where, res)) log(line);
 
+log('Firefox beside Chromium: hot path, sampler at 1 and 10 kHz, startup (bench/browsers.mjs)');
+const browsers = await browsersBench({ wasm, runs: RUNS, ms: MS, log });
+
 // ---- report ---------------------------------------------------------------
 
 const hotRows = [];
@@ -419,11 +425,13 @@ ${mainBusySection(results.mainBusy)}
 
 ${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', results.callHeavyLoad)}
 
-${e2eSection(e2e, 'npm run bench')}`;
+${e2eSection(e2e, 'npm run bench')}
+
+${browsersSection(browsers)}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...browsersJson(browsers)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
