@@ -41,8 +41,8 @@ const FIREFOX_PREFS = {
 };
 
 const INSTALL = {
-  chromium: { env: 'WASMTRACE_CHROMIUM', candidates: ['/usr/bin/chromium', '/usr/bin/chromium-browser'], pkg: 'chromium', what: 'Chromium' },
-  firefox: { env: 'WASMTRACE_FIREFOX', candidates: ['/usr/bin/firefox-esr', '/usr/bin/firefox'], pkg: 'firefox-esr', what: 'Firefox' },
+  chromium: { envVar: 'WASMTRACE_CHROMIUM', candidates: ['/usr/bin/chromium', '/usr/bin/chromium-browser'], pkg: 'chromium', what: 'Chromium' },
+  firefox: { envVar: 'WASMTRACE_FIREFOX', candidates: ['/usr/bin/firefox-esr', '/usr/bin/firefox'], pkg: 'firefox-esr', what: 'Firefox' },
 };
 
 /** Throws a clear error unless `name` is one of BROWSERS. */
@@ -56,20 +56,23 @@ export function checkBrowserName(name) {
 /**
  * The executable of `browser`: `explicit` if given (it must exist), else
  * $WASMTRACE_CHROMIUM / $WASMTRACE_FIREFOX, else the Debian package's path.
- * Throws an error that names the fix when there is none.
+ * Throws an error that names the fix when there is none. `where`
+ * ({ env, candidates }) replaces process.env and the default paths (tests).
  */
-export function browserPath(browser = 'chromium', explicit) {
+export function browserPath(browser = 'chromium', explicit, where = {}) {
   const b = INSTALL[checkBrowserName(browser)];
+  const env = where.env ?? process.env;
+  const candidates = where.candidates ?? b.candidates;
   if (explicit) {
     if (!existsSync(explicit)) {
       throw new Error(`wasmtrace: no browser at ${explicit}: give the path of a ${b.what} executable`);
     }
     return explicit;
   }
-  const found = [process.env[b.env], ...b.candidates].find((p) => p && existsSync(p));
+  const found = [env[b.envVar], ...candidates].find((p) => p && existsSync(p));
   if (!found) {
-    throw new Error(`wasmtrace: no ${b.what} found (tried ${b.candidates.join(', ')}); install it ` +
-      `(apt-get install ${b.pkg}) or set ${b.env} to its path`);
+    throw new Error(`wasmtrace: no ${b.what} found (tried ${candidates.join(', ')}); install it ` +
+      `(apt-get install ${b.pkg}) or set ${b.envVar} to its path`);
   }
   return found;
 }

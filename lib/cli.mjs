@@ -581,7 +581,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       return 2;
     }
     // One line, never a stack or a driver's call log.
-    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0]}`);
+    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0].replace(/^wasmtrace: /, '')}`);
     return 1;
   }
 }
