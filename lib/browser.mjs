@@ -190,13 +190,49 @@ const CONSOLE_TYPES = { warn: 'warning' };
  *   'warn' reported as Playwright's 'warning'), 'pageerror', 'close',
  *   'crash' (puppeteer's 'error'), 'framenavigated' (frames with url()),
  *   'request', 'response' (status(), url()), 'dialog'.
+ * Like Playwright's, an evaluate still pending when the main frame loads
+ * another document rejects ("Execution context was destroyed ..."): over
+ * BiDi it would never settle (measured with Firefox 153 and puppeteer-core
+ * 25.16), and the Playwright helper retries or reports a navigation on that
+ * message. One that fails because the page is closed says "Target page,
+ * context or browser has been closed", as Playwright does.
  * Differences: waitUntil 'networkidle' is puppeteer's 'networkidle0' and
- * 'commit' is not supported; waitForFunction resolves with no handle; a
- * timeout is a TimeoutError whose message is puppeteer's. `puppeteer` is the
- * underlying page for anything else.
+ * 'commit' is not supported; waitForFunction resolves with no handle (and,
+ * like puppeteer's, outlives a navigation); a timeout is a TimeoutError
+ * whose message is puppeteer's. `puppeteer` is the underlying page for
+ * anything else.
  */
 export function firefoxPage(page) {
   const wrapped = new Map();
+  // Evaluations in flight, and those that were in flight when the main
+  // frame started a navigation request: they die with the old document
+  // once the new one has loaded (a navigation that replaces no document,
+  // e.g. a download, leaves them alone).
+  const inFlight = new Set();
+  let doomed = null;
+  page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) doomed = new Set([...(doomed ?? []), ...inFlight]);
+  });
+  page.on('domcontentloaded', () => {
+    if (!doomed) return;
+    for (const call of doomed) call.reject(new Error('Execution context was destroyed, most likely because of a navigation'));
+    doomed = null;
+  });
+  const CLOSED = /detached Frame|Target closed|Session closed|browsingContext\.close|no such frame/i;
+  const evaluate = (...args) => {
+    const call = {};
+    const gone = new Promise((_, reject) => { call.reject = reject; });
+    inFlight.add(call);
+    return Promise.race([page.evaluate(...args), gone]).catch((e) => {
+      if (CLOSED.test(String(e && e.message)) && !/Execution context was destroyed/.test(e.message)) {
+        throw new Error(`Target page, context or browser has been closed (${e.message.split('\n')[0]})`);
+      }
+      throw e;
+    }).finally(() => {
+      inFlight.delete(call);
+      doomed?.delete(call);
+    });
+  };
   const wrap = (event, handler) => {
     if (event === 'console') return (m) => handler({ text: () => m.text(), type: () => CONSOLE_TYPES[m.type()] ?? m.type(), raw: m });
     return handler;
@@ -212,7 +248,7 @@ export function firefoxPage(page) {
     url: () => page.url(),
     mainFrame: () => page.mainFrame(),
     close: () => page.close(),
-    evaluate: (fn, arg) => (arg === undefined ? page.evaluate(fn) : page.evaluate(fn, arg)),
+    evaluate: (fn, arg) => (arg === undefined ? evaluate(fn) : evaluate(fn, arg)),
     async waitForFunction(fn, arg, { timeout, polling } = {}) {
       const options = { ...(timeout !== undefined && { timeout }), ...(polling !== undefined && { polling }) };
       const handle = arg === undefined || arg === null ? await page.waitForFunction(fn, options) : await page.waitForFunction(fn, options, arg);

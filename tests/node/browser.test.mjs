@@ -108,6 +108,39 @@ describe('the Firefox page adapter', () => {
     assert.deepEqual(seen, ['warning: w', 'log: l']);
   });
 
+  test('an evaluate pending when the main frame loads another document rejects as in Playwright; a later one does not', async () => {
+    const raw = standIn();
+    const never = [];
+    raw.evaluate = (expr) => new Promise((ok) => never.push({ expr, ok }));
+    const page = firefoxPage(raw);
+    const old = page.evaluate('old document');
+    raw.emit('request', { isNavigationRequest: () => true, frame: () => 'main' });
+    const fresh = page.evaluate('new document');
+    raw.emit('domcontentloaded');
+    await assert.rejects(old, /^Error: Execution context was destroyed, most likely because of a navigation$/);
+    never.find((c) => c.expr === 'new document').ok('fine');
+    assert.equal(await fresh, 'fine');
+  });
+
+  test('an iframe navigation or a request that is no navigation leaves evaluations alone', async () => {
+    const raw = standIn();
+    let finish;
+    raw.evaluate = () => new Promise((ok) => { finish = ok; });
+    const page = firefoxPage(raw);
+    const call = page.evaluate('x');
+    raw.emit('request', { isNavigationRequest: () => true, frame: () => 'iframe' });
+    raw.emit('request', { isNavigationRequest: () => false, frame: () => 'main' });
+    raw.emit('domcontentloaded');
+    finish(1);
+    assert.equal(await call, 1);
+  });
+
+  test('an evaluate on a closed page says so in Playwright\'s words', async () => {
+    const raw = standIn();
+    raw.evaluate = async () => { throw new Error("Attempted to use detached Frame 'abc'."); };
+    await assert.rejects(firefoxPage(raw).evaluate('1'), /^Error: Target page, context or browser has been closed \(Attempted to use detached Frame/);
+  });
+
   test("'crash' listens to puppeteer's 'error'; networkidle becomes networkidle0", async () => {
     const raw = standIn();
     const page = firefoxPage(raw);
