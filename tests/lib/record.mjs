@@ -16,8 +16,9 @@ import { collectTraces } from '../../js/playwright.mjs';
  * @param {number} [o.timeoutMs] how long the page may take to get there
  * @param {(page) => Promise<void>} [o.beforeStop] runs in between
  * @param {string} [o.browser] the browser (default: the browser under test)
- * @returns {Promise<{sessions: object[], console: string[]}>} sessions as
- *   collectTraces returns them (bytes, stats, state, error), unparsed
+ * @returns {Promise<{sessions: object[], console: string[], collectedAt: number}>}
+ *   sessions as collectTraces returns them (bytes, stats, state, error),
+ *   unparsed; collectedAt: Date.now() once they had stopped
  */
 export async function recordPage({ dir, path = 'index.html', waitFor = 'window.sampleStartupComplete === true',
   timeoutMs = 120000, beforeStop, browser: browserName = testBrowser } = {}) {
@@ -36,7 +37,7 @@ export async function recordPage({ dir, path = 'index.html', waitFor = 'window.s
     await page.waitForFunction(waitFor, null, { timeout: timeoutMs, polling: 50 });
     if (beforeStop) await beforeStop(page);
     const sessions = await collectTraces(page, { parse: false, timeoutMs });
-    return { sessions, console: consoleLines };
+    return { sessions, console: consoleLines, collectedAt: Date.now() };
   } finally {
     await browser.close();
     await server.close();
