@@ -6,7 +6,8 @@
 //     flags docs/GUIDE.md documents against an installed wasmtrace
 //     (cmake --install), and again through find_package(wasmtrace);
 //   - on the failures a user meets first, each of which must exit non-zero
-//     with a message that says what to do: no pthread pool slot for the
+//     with a message that says what to do: a session that fails (a bad
+//     session in the config), no pthread pool slot for the
 //     worker (strict pool, and a pool one too small, which deadlocks the
 //     app), a page that is not cross-origin isolated, a module that never
 //     loads, an app not linked with wasmtrace, a page without sessions.
@@ -139,6 +140,21 @@ describe('wasmtrace record', () => {
     assert.equal(r.status, 0, r.all);
     const p = readProfile(readFileSync(join(out, 'cmake/startup.json.gz')));
     assertRan(p, 'sieve_worker', { thread: 'sieve', minSamples: 10 });
+  });
+
+  test('a session that fails: exit 1, its error and what to do, while the other session records', async () => {
+    const config = JSON.stringify({ sessions: [
+      { name: 'bad', sampling: { intervalUs: 5 } },
+      { name: 'good', output: '/traces/good.json.gz' },
+    ] });
+    const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--config', config,
+      '--wait-for', 'window.sampleStartupComplete === true', '--out', join(out, 'failed-session'), ...PATIENT);
+    assert.equal(r.status, 1, r.all);
+    assert.match(r.stderr, /session 'bad' failed: sessions\[0\]\.sampling\.intervalUs: expected an integer from 50 to 1000000, got 5/);
+    assert.match(r.stdout, /session 'bad': FAILED: sessions\[0\]\.sampling\.intervalUs/);
+    assert.match(r.stdout, /what to do: fix the config \(see config\/wasmtrace\.schema\.json\)/);
+    assert.match(r.stdout, /session 'good': stopped, chrome trace .*good\.json\.gz/);
+    assertRan(readProfile(readFileSync(join(out, 'failed-session/good.json.gz'))), 'inflate_block', { thread: 'asset-decoder-0' });
   });
 
   // The failure cases mostly wait (for timeouts), so they run at once.
