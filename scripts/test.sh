@@ -62,10 +62,11 @@ toolchain_tests() {
 # fidelity, every format and the readers that open it, `wasmtrace record`
 # and its failure diagnoses, record under faults (abort, navigation), the
 # JS API under bad values and faults (its messages carry the engine's own
-# words), the pthread pool and the output policy. On the default tree only:
-# what the toolchain changes is checked in Chromium on both trees, what the
-# browser changes in both browsers on one (a second pass on 3.1.69 would add
-# ~4.5 min to CI's budget). The rest pass in Firefox too when run by hand
+# words), the pthread pool, the output policy and the Playwright helper
+# (helper.test.mjs: report.test.mjs runs it in Chromium). On the default
+# tree only: what the toolchain changes is checked in Chromium on both
+# trees, what the browser changes in both browsers on one (a second pass on
+# 3.1.69 would add ~4.5 min to CI's budget). The rest pass in Firefox too when run by hand
 # (WASMTRACE_BROWSER=firefox node --test tests/browser/X.test.mjs), except
 # report.test.mjs, which drives the HTML report with Playwright locators.
 # tests/browser/engines.test.mjs compares the two browsers' traces of the
@@ -74,7 +75,7 @@ toolchain_tests() {
 FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
-  tests/browser/outputs.test.mjs)
+  tests/browser/outputs.test.mjs tests/browser/helper.test.mjs)
 firefox_tests() {
   if [ "${WASMTRACE_SKIP_FIREFOX:-0}" = 1 ]; then
     echo "== browser tests in headless Firefox: skipped (WASMTRACE_SKIP_FIREFOX=1)"
