@@ -165,15 +165,22 @@ async function launchFirefox({ default: puppeteer }, executablePath, userDataDir
     headless: true,
     userDataDir,
     extraPrefsFirefox: FIREFOX_PREFS,
-    // puppeteer's own handlers would kill the browser on the test runner's
-    // signals; close() does it.
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
+    // puppeteer's defaults, as Playwright's for Chromium: the browser is
+    // killed when this process gets SIGINT, SIGTERM or SIGHUP (Ctrl-C on
+    // `record` leaves no Firefox behind).
   });
   return {
     newPage: async () => firefoxPage(await b.newPage()),
-    close: () => b.close(),
+    // A close that has not finished after 15 s (seen once, with an
+    // evaluation left pending across a navigation) kills the browser: a
+    // run must never leave one behind, nor hang on it.
+    async close() {
+      let timer;
+      const closed = b.close().then(() => true, () => false);
+      const done = await Promise.race([closed, new Promise((ok) => { timer = setTimeout(() => ok(false), 15000); })]);
+      clearTimeout(timer);
+      if (!done) b.process()?.kill('SIGKILL');
+    },
   };
 }
 
