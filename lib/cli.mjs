@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
-import { BROWSERS } from './browser.mjs';
+import { BROWSERS, launch } from './browser.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError,
 } from '../js/playwright.mjs';
@@ -294,7 +294,6 @@ async function record(positionals, v, io) {
   const progress = v.quiet ? () => {} : (line) => io.err(`wasmtrace record: ${line}`);
   const t0 = Date.now();
 
-  const { launch } = await import('./browser.mjs');
   const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
   let browser = null;
   let page = null;
