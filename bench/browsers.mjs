@@ -139,7 +139,7 @@ const fmt = (x, d = 2) => (x === undefined || !Number.isFinite(x) ? '–' : x.to
 const cell = (xs, d = 2) => `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`;
 
 /** The report section: one row per figure, one column per browser. */
-export function browsersSection({ runs, ms, versions, data }, heading = '## 9. Firefox beside Chromium') {
+export function browsersSection({ runs, ms, versions, data }, heading = '## 10. Firefox beside Chromium') {
   const bs = Object.keys(data);
   const row = (label, f) => `| ${label} | ${bs.map((b) => f(data[b])).join(' | ')} |`;
   const sampler = (d, interval, k, dd = 1) => cell(d.sampler.find((s) => s.interval === interval).runs.map((r) => r[k]), dd);

@@ -26,7 +26,7 @@
 //      the plain build with a 1 kHz session, and with Chrome's V8 CPU
 //      profiler, vs nothing (e2e.session_1khz.overhead_pct,
 //      e2e.v8_cpu_profiler.overhead_pct), 1 thread and 2 pthreads
-//   9. Firefox beside Chromium (bench/browsers.mjs): hot path, sampler at
+//  10. Firefox beside Chromium (bench/browsers.mjs): hot path, sampler at
 //      1 and 10 kHz, startup, rounds alternating the browsers
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
