@@ -71,7 +71,7 @@ toolchain_tests() {
 # report.test.mjs, which drives the HTML report with Playwright locators.
 # tests/browser/engines.test.mjs compares the two browsers' traces of the
 # same apps; it runs with the Chromium tests. WASMTRACE_SKIP_FIREFOX=1
-# skips the Firefox pass.
+# skips the Firefox pass and that test (a machine without Firefox).
 FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
