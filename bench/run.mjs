@@ -29,6 +29,8 @@
 //   9. late ticks (bench/weights.mjs): the fidelity workload with 4 busy
 //      threads, its self-time error counting samples vs weighing them
 //      (fidelity.4busy.*)
+//  10. Firefox beside Chromium (bench/browsers.mjs): hot path, sampler at
+//      1 and 10 kHz, startup, rounds alternating the browsers
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
 // interval where the runs allow one.
@@ -49,6 +51,7 @@ import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromi
 import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
 import { weightsFigures, weightsRun, weightsSection } from './weights.mjs';
 import { samplerRun } from './sampler-run.mjs';
+import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -307,6 +310,9 @@ log('end to end on zlib and cJSON: plain, -finstrument-functions, after inlining
 const e2e = { node: e2eNode(wasm), chromium: await e2eChromium(wasm) };
 for (const [where, res] of Object.entries(e2e)) for (const line of e2eFigures(where, res)) log(line);
 
+log('Firefox beside Chromium: hot path, sampler at 1 and 10 kHz, startup (bench/browsers.mjs)');
+const browsers = await browsersBench({ wasm, runs: RUNS, ms: MS, log });
+
 // ---- report ---------------------------------------------------------------
 
 const hotRows = [];
@@ -428,11 +434,13 @@ ${callHeavySection(results.callHeavy, results.callHeavyGt, 'npm run bench', resu
 
 ${e2eSection(e2e, 'npm run bench')}
 
-${weightsSection(results.weights, 'npm run bench')}`;
+${weightsSection(results.weights, 'npm run bench')}
+
+${browsersSection(browsers)}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

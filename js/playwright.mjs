@@ -12,7 +12,12 @@
 //   assertTimeBelow(trace.profile, 'parse_config', 500);
 //
 // Works with any Playwright `page` (playwright, playwright-core,
-// @playwright/test); it imports no browser library itself. Everything runs
+// @playwright/test; Chromium, Firefox or WebKit); it imports no browser
+// library itself. What it needs from the page: evaluate(string) whose value
+// is awaited and comes back as JSON, addInitScript(fn, arg) (configure
+// only), on('console' | 'pageerror' | 'close' | 'crash' | 'framenavigated'),
+// mainFrame() and url(). lib/browser.mjs gives a puppeteer Firefox page
+// those methods, so the CLI runs this module in Firefox too. Everything runs
 // through page.evaluate, so the page's main thread must come back to its
 // event loop for a call to complete: calls that wait say so when it does not.
 //

@@ -7,11 +7,14 @@ import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
+import { BROWSERS, launch } from './browser.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError,
 } from '../js/playwright.mjs';
-// The browser driver (playwright-core) is imported by `record` only: --help,
-// --version and `report` work without it (a checkout without node_modules).
+// The browser drivers (playwright-core for Chromium, puppeteer-core for
+// Firefox) are imported by `record` only (lib/browser.mjs loads them on
+// launch): --help, --version and `report` work without them (a checkout
+// without node_modules).
 
 const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -21,9 +24,9 @@ usage:
   wasmtrace record <build dir | page.html | URL> [options]
   wasmtrace report <trace file> [--html out.html] [options]
 
-record: loads the page in headless Chromium (a directory is served on
-127.0.0.1 with the cross-origin isolation headers pthreads need), waits,
-stops the wasmtrace sessions and writes each trace to --out.
+record: loads the page in headless Chromium or Firefox (a directory is
+served on 127.0.0.1 with the cross-origin isolation headers pthreads need),
+waits, stops the wasmtrace sessions and writes each trace to --out.
 
   config (without any, the page's own config is used):
     --config <file | JSON>   the config blob (config/wasmtrace.schema.json)
@@ -49,8 +52,13 @@ stops the wasmtrace sessions and writes each trace to --out.
     --module <js expr>       where the Emscripten Module object is
                              (default globalThis.Module)
     --load-timeout <dur>     how long the module may take to start (default 30s)
-    --chromium <path>        browser executable (default $WASMTRACE_CHROMIUM,
-                             else /usr/bin/chromium)
+    --browser <name>         chromium (default, or $WASMTRACE_BROWSER) or
+                             firefox: Debian's chromium (playwright-core) or
+                             firefox-esr (puppeteer-core, WebDriver BiDi)
+    --browser-path <path>    that browser's executable (default
+                             $WASMTRACE_CHROMIUM or /usr/bin/chromium;
+                             $WASMTRACE_FIREFOX or /usr/bin/firefox-esr)
+    --chromium <path>        the same as --browser-path, for Chromium
     --port <n>               serve on this port (default: any free port)
   output:
     -o, --out <dir>          where traces go (default wasmtrace-traces)
@@ -253,8 +261,28 @@ function blockedByPool(line) {
   return `main() waits for a pthread that cannot start (no free worker in the pthread pool): ${adviceFor(line)}`;
 }
 
+/**
+ * The browser `record` drives: --browser (else $WASMTRACE_BROWSER, else
+ * chromium) and its executable (--browser-path, or --chromium for Chromium;
+ * undefined: lib/browser.mjs finds the system's).
+ */
+export function recordBrowser(v, env = process.env) {
+  const browserName = v.browser ?? (env.WASMTRACE_BROWSER || 'chromium');
+  if (!BROWSERS.includes(browserName)) {
+    throw new UsageError(`${v.browser !== undefined ? '--browser' : 'WASMTRACE_BROWSER'}: '${browserName}' is not one of ${BROWSERS.join(', ')}`);
+  }
+  if (v.chromium !== undefined && browserName !== 'chromium') {
+    throw new UsageError(`--chromium names a Chromium executable, but the browser is ${browserName}: use --browser-path`);
+  }
+  if (v.chromium !== undefined && v['browser-path'] !== undefined) {
+    throw new UsageError('--chromium and --browser-path say the same thing: give one');
+  }
+  return { browserName, executablePath: v['browser-path'] ?? v.chromium };
+}
+
 async function record(positionals, v, io) {
   if (positionals.length !== 1) throw new UsageError('record: give one build directory, HTML file or URL');
+  const { browserName, executablePath } = recordBrowser(v);
   const target = resolveTarget(positionals[0], v.page);
   if (target.dir && !existsSync(resolve(target.dir, target.page.split('?')[0]))) {
     throw new UsageError(`record: no ${target.page} in ${target.dir} (use --page to name the app's page)`);
@@ -268,13 +296,6 @@ async function record(positionals, v, io) {
   const progress = v.quiet ? () => {} : (line) => io.err(`wasmtrace record: ${line}`);
   const t0 = Date.now();
 
-  let launch;
-  try {
-    ({ launch } = await import('./browser.mjs'));
-  } catch (e) {
-    if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    throw new Error(`record needs the browser driver playwright-core (npm install): ${e.message.split('\n')[0]}`);
-  }
   const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
   let browser = null;
   let page = null;
@@ -283,7 +304,13 @@ async function record(positionals, v, io) {
   let beforeMain = null;
   let poolLine = null;
   try {
-    browser = await launch({ executablePath: v.chromium, logPageErrors: false });
+    try {
+      browser = await launch({ browser: browserName, executablePath, logPageErrors: false });
+    } catch (e) {
+      if (e.code !== 'ERR_MODULE_NOT_FOUND' || !e.driver) throw e;
+      throw new Error(`record needs the browser driver ${e.driver} (npm install): ${e.cause}`);
+    }
+    progress(`browser: ${browser.version()}`);
     page = await browser.newPage();
     // What the shim says on the console just before main() (js/wasmtrace_post.js),
     // and the pool-exhaustion line (js/wasmtrace_library.js): both arrive
@@ -513,6 +540,8 @@ const OPTIONS = {
   'load-timeout': { type: 'string' },
   module: { type: 'string' },
   chromium: { type: 'string' },
+  browser: { type: 'string' },
+  'browser-path': { type: 'string' },
   port: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   top: { type: 'string' },
@@ -553,7 +582,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       return 2;
     }
     // One line, never a stack or a driver's call log.
-    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0]}`);
+    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0].replace(/^wasmtrace: /, '')}`);
     return 1;
   }
 }

@@ -21,6 +21,9 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v clang >/dev/null || need+=(clang)        # host fuzz/sanitizer builds
 dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)  # libFuzzer runtime
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# The second browser of the tests and of `record --browser firefox`:
+# Debian's ESR, driven by puppeteer-core (never a downloaded build).
+[ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
 [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 command -v dpkg-source >/dev/null || need+=(dpkg-dev)  # unpacks 'apt-get source'
@@ -57,11 +60,13 @@ if ! have_src; then
   have_src || { echo "wasmtrace setup: sources not found under .deps after download" >&2; exit 1; }
 fi
 
-# 3. npm packages (playwright-core drives the system Chromium; never
-#    'playwright install', which downloads a browser).
-if [ ! -d "$root/node_modules/playwright-core" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
+# 3. npm packages (playwright-core drives the system Chromium, puppeteer-core
+#    the system Firefox; never 'playwright install', and no puppeteer
+#    browser download: both would fetch a browser build).
+if [ ! -d "$root/node_modules/playwright-core" ] || [ ! -d "$root/node_modules/puppeteer-core" ] ||
+  [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
   echo "wasmtrace setup: installing npm packages"
-  (cd "$root" && npm install --no-audit --no-fund --loglevel=error)
+  (cd "$root" && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
 fi
 
 # 4. The second toolchain of the test matrix: Emscripten 3.1.69 under

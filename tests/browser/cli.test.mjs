@@ -1,10 +1,13 @@
-// `wasmtrace record` end to end in headless Chromium, as a user runs it:
+// `wasmtrace record` end to end in the browser under test (Chromium, or
+// Firefox with WASMTRACE_BROWSER=firefox: tests/lib/test-browser.mjs), as a
+// user runs it:
 //   - on the sample (the page's own config and its "startup done" signal);
 //   - on a second app, samples/plain-emcc, built here with only the emcc
 //     flags docs/GUIDE.md documents against an installed wasmtrace
 //     (cmake --install), and again through find_package(wasmtrace);
 //   - on the failures a user meets first, each of which must exit non-zero
-//     with a message that says what to do: no pthread pool slot for the
+//     with a message that says what to do: a session that fails (a bad
+//     session in the config), no pthread pool slot for the
 //     worker (strict pool, and a pool one too small, which deadlocks the
 //     app), a page that is not cross-origin isolated, a module that never
 //     loads, an app not linked with wasmtrace, a page without sessions.
@@ -18,13 +21,14 @@ import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { assertRan } from '../../js/playwright.mjs';
 import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
+import { browserSuffix, inFirefox, recordArgs } from '../lib/test-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/wasmtrace.mjs');
 const work = join(root, `build/plain-emcc${buildSuffix}`);
 const prefix = join(work, 'prefix');
 const app = (variant) => join(work, variant);
-const out = join(work, 'traces');
+const out = join(work, `traces${browserSuffix}`);
 const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
 
 /** Runs a command; resolves with { status, stdout, stderr } whatever the status. */
@@ -42,7 +46,8 @@ async function mustRun(cmd, args) {
   return r;
 }
 
-const wasmtrace = (...args) => run(process.execPath, [cli, ...args]);
+// `record` runs in the browser under test.
+const wasmtrace = (...args) => run(process.execPath, [cli, ...args, ...(args[0] === 'record' ? recordArgs : [])]);
 // For the runs that must succeed: wait for the page as long as a loaded
 // machine may need (the defaults are 30 s to load, 60 s to finish).
 const PATIENT = ['--load-timeout', '120s', '--timeout', '120s'];
@@ -93,6 +98,8 @@ describe('wasmtrace record', () => {
     const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--wait-for', 'window.sampleStartupComplete === true',
       '--out', join(out, 'sample'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
+    // The browser asked for is the one that ran.
+    assert.match(r.stderr, inFirefox ? /wasmtrace record: browser: Mozilla Firefox \d+/ : /wasmtrace record: browser: Chromium \d+/);
     assert.match(r.stderr, /recording 'startup'; waiting for --wait-for/);
     assert.match(r.stdout, /session 'startup': stopped, chrome trace .*startup\.json\.gz/);
     assert.match(r.stdout, /\n {2}main +\d+ +\d+ +\S/);
@@ -135,6 +142,21 @@ describe('wasmtrace record', () => {
     assertRan(p, 'sieve_worker', { thread: 'sieve', minSamples: 10 });
   });
 
+  test('a session that fails: exit 1, its error and what to do, while the other session records', async () => {
+    const config = JSON.stringify({ sessions: [
+      { name: 'bad', sampling: { intervalUs: 5 } },
+      { name: 'good', output: '/traces/good.json.gz' },
+    ] });
+    const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--config', config,
+      '--wait-for', 'window.sampleStartupComplete === true', '--out', join(out, 'failed-session'), ...PATIENT);
+    assert.equal(r.status, 1, r.all);
+    assert.match(r.stderr, /session 'bad' failed: sessions\[0\]\.sampling\.intervalUs: expected an integer from 50 to 1000000, got 5/);
+    assert.match(r.stdout, /session 'bad': FAILED: sessions\[0\]\.sampling\.intervalUs/);
+    assert.match(r.stdout, /what to do: fix the config \(see config\/wasmtrace\.schema\.json\)/);
+    assert.match(r.stdout, /session 'good': stopped, chrome trace .*good\.json\.gz/);
+    assertRan(readProfile(readFileSync(join(out, 'failed-session/good.json.gz'))), 'inflate_block', { thread: 'asset-decoder-0' });
+  });
+
   // The failure cases mostly wait (for timeouts), so they run at once.
   describe('failures: non-zero exit and what to do', () => {
     let server;
@@ -153,7 +175,7 @@ describe('wasmtrace record', () => {
         res.end(readFileSync(file));
       });
       await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-      const pages = join(work, 'pages');
+      const pages = join(work, `pages${browserSuffix}`);
       mkdirSync(join(pages, 'empty'), { recursive: true });
       mkdirSync(join(pages, 'unlinked'), { recursive: true });
       writeFileSync(join(pages, 'empty/index.html'), '<!doctype html><p>no app here</p>');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../../lib/browser.mjs';
+import { launchTestBrowser } from '../lib/test-browser.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
@@ -18,7 +18,7 @@ let server, browser;
 
 before(async () => {
   server = await serve(dir);
-  browser = await launch();
+  browser = await launchTestBrowser();
 });
 after(async () => {
   await browser?.close();
@@ -271,7 +271,7 @@ describe('session engine', () => {
 
 test('a trace read while its session still runs (as after a crash) opens up to the last flush point', async () => {
   const server2 = await serve(dir);
-  const browser2 = await launch();
+  const browser2 = await launchTestBrowser();
   try {
     const page = await browser2.newPage();
     const cfg = JSON.stringify({ sessions: [{ name: 'live', sampling: { intervalUs: 1000 } }] });

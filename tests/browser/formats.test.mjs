@@ -30,7 +30,8 @@
 // the names arrive as each format promises.
 //
 // WASMTRACE_UPDATE_DOCS=1 also writes docs/speedscope-folded.png, the
-// screenshot docs/VIEWERS.md shows (a copy always goes to out/formats/).
+// screenshot docs/VIEWERS.md shows (a copy always goes to out/formats/, or
+// out/formats-firefox/ for a recording in Firefox).
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -40,6 +41,7 @@ import { readProfile } from '../../lib/profile.mjs';
 import { analyzeTrace, decompress, parseTrace } from '../../lib/trace.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
+import { browserSuffix } from '../lib/test-browser.mjs';
 import { assertSameTop, scopeStartSlack, timeWeightedSelf } from '../lib/weights.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
@@ -48,7 +50,7 @@ import { importWithSpeedscope, summarizeByRootFrame } from '../lib/speedscope.mj
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const sampleDir = join(wasmBuildDir, 'samples/startup_instrumented');
 const goldenDir = join(root, 'tests/golden');
-const outDir = join(root, 'out/formats');
+const outDir = join(root, `out/formats${browserSuffix}`);
 const INTERVAL_US = 1000;
 const TOP = 10;
 const THREADS = ['main', 'asset-decoder-0', 'asset-decoder-1'];

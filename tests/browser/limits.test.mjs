@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launch } from '../../lib/browser.mjs';
+import { launchTestBrowser } from '../lib/test-browser.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { serve } from '../../lib/serve.mjs';
 
@@ -14,7 +14,7 @@ let server, browser;
 
 before(async () => {
   server = await serve(dir);
-  browser = await launch();
+  browser = await launchTestBrowser();
 });
 after(async () => {
   await browser?.close();

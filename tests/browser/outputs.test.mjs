@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launch } from '../../lib/browser.mjs';
+import { launchTestBrowser } from '../lib/test-browser.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 
@@ -52,7 +52,7 @@ describe('output policy', () => {
     }
     writeFileSync(join(dir, 'index.html'), PAGE);
     server = await serve(dir);
-    browser = await launch();
+    browser = await launchTestBrowser();
     const page = await browser.newPage();
     await page.goto(`${server.url}index.html?wasmtrace=${encodeURIComponent(JSON.stringify(HOSTILE))}`);
     await page.waitForFunction('window.sampleStartupComplete === true', null, { timeout: 120000, polling: 50 });

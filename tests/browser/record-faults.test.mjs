@@ -1,5 +1,5 @@
-// `wasmtrace record` in headless Chromium on the configs and faults of
-// issue 12:
+// `wasmtrace record` in the browser under test (Chromium, or Firefox with
+// WASMTRACE_BROWSER=firefox) on the configs and faults of issue 12:
 //   - a config of 16 KiB (16 sessions, schema-valid) records: the config
 //     reaches the page by an init script, never in the URL (HTTP 431);
 //   - a -sMODULARIZE build gets the config too (globalThis.wasmtraceConfig);
@@ -17,12 +17,13 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
+import { browserSuffix, recordArgs } from '../lib/test-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/wasmtrace.mjs');
 const apps = join(wasmBuildDir, 'tests/cli-apps');
 const sample = join(wasmBuildDir, 'samples/startup');
-const out = join(root, `build/record-faults${buildSuffix}`);
+const out = join(root, `build/record-faults${buildSuffix}${browserSuffix}`);
 // A hang guard only: the messages asserted below are what the old code
 // never printed (it waited ~70 s, then blamed a busy main thread). Generous,
 // so that a slow page load on a loaded machine (--load-timeout 40s) is not
@@ -32,7 +33,7 @@ const HANG_GUARD_MS = 120000;
 /** Runs `wasmtrace ...args`; { status, stdout, stderr, all, hung }. */
 function wasmtrace(...args) {
   return new Promise((ok) => {
-    execFile(process.execPath, [cli, ...args], { cwd: root, timeout: HANG_GUARD_MS, killSignal: 'SIGKILL', maxBuffer: 64 << 20 },
+    execFile(process.execPath, [cli, ...args, ...recordArgs], { cwd: root, timeout: HANG_GUARD_MS, killSignal: 'SIGKILL', maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         ok({
           status: error ? (typeof error.code === 'number' ? error.code : 1) : 0,

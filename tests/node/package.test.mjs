@@ -73,6 +73,7 @@ test('every file a packaged module imports is packaged', () => {
   }
 });
 
-test('the runtime dependency the CLI needs is a dependency, not a devDependency', () => {
-  assert.ok(pkg.dependencies?.['playwright-core'], 'playwright-core in dependencies');
+test('the runtime dependencies the CLI needs are dependencies, not devDependencies', () => {
+  assert.ok(pkg.dependencies?.['playwright-core'], 'playwright-core in dependencies (record in Chromium)');
+  assert.ok(pkg.dependencies?.['puppeteer-core'], 'puppeteer-core in dependencies (record --browser firefox)');
 });
