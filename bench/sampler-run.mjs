@@ -41,17 +41,19 @@ export async function samplerRun(openPage, interval, n, ms) {
   let samples = 0;
   const late = [];
   const P = interval;
+  const lastSample = new Map(); // tid -> time of its previous sample
   for (const e of events) {
     if (!busyTids.has(e.tid)) continue;
     if (e.name === 'Profile') clock.set(e.tid, e.args.data.startTime);
     if (e.name !== 'ProfileChunk') continue;
     let ts = clock.get(e.tid);
     for (const d of e.args.data.timeDeltas) {
-      const prev = ts;
       ts += d;
+      const prev = lastSample.get(e.tid);
+      lastSample.set(e.tid, ts);
       if (ts >= win.start && ts <= win.end) {
         samples++;
-        if (prev >= win.start) late.push(ts - (Math.floor(prev / P) + 1) * P);
+        if (prev !== undefined && prev >= win.start) late.push(ts - (Math.floor(prev / P) + 1) * P);
       }
     }
     clock.set(e.tid, ts);
@@ -60,7 +62,7 @@ export async function samplerRun(openPage, interval, n, ms) {
   const perThreadRate = samples / n / ((win.end - win.start) / 1e6);
   return {
     ratePct: (100 * perThreadRate) / (1e6 / interval),
-    p50: pct(late, 0.5), p99: pct(late, 0.99), max: late.length ? Math.max(...late) : null,
+    p50: pct(late, 0.5), p99: pct(late, 0.99), max: late.length ? late.reduce((a, b) => (b > a ? b : a)) : null,
     p50Bucket: stats.samplerLatenessUs.p50Below, p99Bucket: stats.samplerLatenessUs.p99Below,
     workerCpuPct: (100 * stats.workerBusyUs) / (durMs * 1000),
     usPerSample: stats.workerBusyUs / stats.samplesTaken,

@@ -123,11 +123,19 @@ export async function launch({ browser = 'chromium', executablePath, logPageErro
   const path = browserPath(browser, executablePath);
   const driver = await importDriver(browser === 'firefox' ? 'puppeteer-core' : 'playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), `wasmtrace-${browser}-`));
-  const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
+  const removeProfile = () => {
+    try {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch { /* a browser still writing: left in the temp directory */ }
+  };
+  // The drivers' own signal handlers kill the browser and exit the process
+  // (Ctrl-C on `record`): the profile directory goes with it.
+  process.once('exit', removeProfile);
   let impl;
   try {
     impl = browser === 'firefox' ? await launchFirefox(driver, path, userDataDir) : await launchChromium(driver, path, userDataDir);
   } catch (e) {
+    process.off('exit', removeProfile);
     removeProfile();
     throw e;
   }
@@ -144,6 +152,7 @@ export async function launch({ browser = 'chromium', executablePath, logPageErro
       try {
         await impl.close();
       } finally {
+        process.off('exit', removeProfile);
         removeProfile();
       }
     },
@@ -179,7 +188,18 @@ async function launchFirefox({ default: puppeteer }, executablePath, userDataDir
       const closed = b.close().then(() => true, () => false);
       const done = await Promise.race([closed, new Promise((ok) => { timer = setTimeout(() => ok(false), 15000); })]);
       clearTimeout(timer);
-      if (!done) b.process()?.kill('SIGKILL');
+      const proc = b.process();
+      if (done || !proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      // puppeteer starts Firefox detached, in a process group of its own:
+      // kill the group (its content processes too), then wait for the exit
+      // so that the profile is no longer written when it is removed.
+      const exited = new Promise((ok) => { proc.once('exit', ok); setTimeout(ok, 5000).unref(); });
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        proc.kill('SIGKILL');
+      }
+      await exited;
     },
   };
 }
@@ -212,13 +232,18 @@ const CONSOLE_TYPES = { warn: 'warning' };
 export function firefoxPage(page) {
   const wrapped = new Map();
   // Evaluations in flight, and those that were in flight when the main
-  // frame started a navigation request: they die with the old document
-  // once the new one has loaded (a navigation that replaces no document,
-  // e.g. a download, leaves them alone).
+  // frame started a navigation request or committed the new document
+  // (a call made between the two still ran in the old one): they die with
+  // the old document once the new one has loaded (a navigation that
+  // replaces no document, e.g. a download, leaves them alone).
   const inFlight = new Set();
   let doomed = null;
+  const doomInFlight = () => { doomed = new Set([...(doomed ?? []), ...inFlight]); };
   page.on('request', (r) => {
-    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) doomed = new Set([...(doomed ?? []), ...inFlight]);
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) doomInFlight();
+  });
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) doomInFlight();
   });
   page.on('domcontentloaded', () => {
     if (!doomed) return;

@@ -310,7 +310,7 @@ async function record(positionals, v, io) {
       if (e.code !== 'ERR_MODULE_NOT_FOUND' || !e.driver) throw e;
       throw new Error(`record needs the browser driver ${e.driver} (npm install): ${e.cause}`);
     }
-    progress(`browser: ${browser.version()}`);
+    if (!v.quiet) progress(`browser: ${browser.version()}`); // a --version run: only when shown
     page = await browser.newPage();
     // What the shim says on the console just before main() (js/wasmtrace_post.js),
     // and the pool-exhaustion line (js/wasmtrace_library.js): both arrive

@@ -228,8 +228,10 @@ function readFirefox(p, budget) {
         if (!isNum(t) || !isNum(t * 1000)) throw new TraceError(`${where}: the time of sample ${i} is not a number (or overflows)`);
         const s = stackCol[i];
         const stack = s === null || s === undefined ? [] : stackOf(checkIndex(s, size, `samples.stack[${i}]`));
-        const weight = sm.weight ? sm.weight[i] : 1;
-        if (!isNum(weight)) throw new TraceError(`${where}: samples.weight[${i}] is not a number`);
+        // Weights count samples (weightType "samples", the default); a
+        // profile weighted by time or bytes counts each sample once here.
+        const weight = sm.weight && (sm.weightType ?? 'samples') === 'samples' ? sm.weight[i] : 1;
+        if (!isNum(weight) || weight < 0) throw new TraceError(`${where}: samples.weight[${i}] is not a number of samples (0 or more)`);
         samples.push({ ts: t * 1000, stack: isIdle(stack) ? [] : stack, weight });
       }
     }

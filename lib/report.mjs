@@ -59,14 +59,24 @@ function describeDrops(profile) {
  * @param {import('./index.js').Profile} profile
  * @param {{top?: number, thread?: string, title?: string}} [o]
  */
+// "N samples", or where samples stand for more than one sampling period
+// (ticks missed before them: profile.mjs, gridWeights) "N samples (W
+// sampling periods)": the shares and times below are by periods. A folded
+// file holds only the periods (its counts).
+function sampleCount(profile, count, periods) {
+  if (profile.format === 'folded' || count === periods) return `${periods} samples`;
+  return `${count} samples (${periods} sampling periods)`;
+}
+
 export function textReport(profile, { top = 10, thread: only, title } = {}) {
   const out = [];
   const unit = profile.intervalUs ? 'ms' : 'samples';
   const value = (w) => (profile.intervalUs ? fmtMs(weightToMs(profile, w)) : String(w));
   const threads = profile.threads.filter((t) => !only || t.name === only || String(t.tid) === String(only));
   const all = profile.threads.reduce((n, t) => n + threadTotals(t).total, 0);
+  const allCount = profile.threads.reduce((n, t) => n + t.samples.length, 0);
   if (title) out.push(title);
-  out.push(`${describeProfile(profile)}; ${profile.threads.length} threads, ${all} samples`);
+  out.push(`${describeProfile(profile)}; ${profile.threads.length} threads, ${sampleCount(profile, allCount, all)}`);
   const drops = describeDrops(profile);
   if (drops) out.push(drops);
   if (only && !threads.length) {
@@ -79,7 +89,7 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
     // Markers: their self time went to the frame above them (functionTable).
     const marked = (partial ? `, ${partial} partial stack (${pct(partial, total)})` : '') +
       (waiting ? `, ${waiting} waiting (${pct(waiting, total)})` : '');
-    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${total} samples${span}, ${idle} idle (${pct(idle, total)})${marked}`);
+    out.push(`thread '${printable(t.name)}' (tid ${t.tid}): ${sampleCount(profile, t.samples.length, total)}${span}, ${idle} idle (${pct(idle, total)})${marked}`);
     const rows = functionTable(t);
     if (!rows.length) {
       out.push('    (no busy samples)');

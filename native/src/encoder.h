@@ -42,7 +42,8 @@ typedef struct wt_node {
 /* A sample: its tick time, its call-tree node, its thread slot, and its
  * weight: the sampling periods it stands for, counted on the session's
  * grid since the thread's previous recorded sample (1 on time; k + 1 after
- * k ticks the worker missed, e.g. while the OS did not run it), so that
+ * k ticks the worker missed, e.g. while the OS did not run it, or k
+ * samples of the thread dropped, e.g. by a full buffer), so that
  * readers that weigh samples stay unbiased by late ticks (chrome: the
  * timeDeltas carry the same information; firefox: the samples' weight
  * column; folded: the counts). */

@@ -69,7 +69,10 @@
  * OS (the thread waited for a core), not the timer, and teaches nothing. */
 #define WAKE_EARLY_MAX_US 200.0
 #define TIMER_OVERSLEEP_MAX_US 300.0
-#define SPIN_WHEN_OVERSLEEP_PER_PERIOD 4.0 /* spin if oversleep >= period / this */
+#define SPIN_MAX_PERIOD_US 500.0  /* spin only for periods this short (2 kHz and faster)... */
+#define SPIN_WHEN_OVERSLEEP_PER_PERIOD 4.0 /* ...and if oversleep >= period / this */
+#define SPIN_BUDGET_PCT 10.0      /* at most this share of a core spun, per second */
+#define SPIN_WINDOW_US 1000000.0
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
@@ -80,6 +83,8 @@ typedef struct worker_state {
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
   double next_reclaim_us;           /* reclaim_phase runs from then on */
   double oversleep_p90_us;          /* running estimate of the sleep's oversleep (sleep_phase) */
+  double spin_window_start_us;      /* the current second of the spin budget... */
+  double spin_window_us;            /* ...and the time spun in it */
 } worker_state;
 
 uint64_t wt_worker_busy_us(void) {
@@ -585,11 +590,13 @@ static double shortest_period(int nsessions) {
  * early margin, which is at most WAKE_EARLY_MAX_US and half the shortest
  * sampling period, so the worker's CPU stays a small fraction of a core
  * (docs/BENCHMARKS.md measures it); the wake counter ends it at once.
- * And it is used only where it saves ticks: when the oversleep is a
- * quarter of the period or more (5 kHz and faster in Chromium). At 1 kHz
- * an oversleep of ~100 us makes a tick late, never missed (a missed tick
- * needs a whole period), and the app's cores are worth more than that
- * lateness. Only the timer's oversleeps are learned: on a machine without a free
+ * And it is used only where it saves ticks: for periods of 500 us or less
+ * (2 kHz and faster) where the oversleep is a quarter of the period or
+ * more (5 kHz and faster in Chromium). At 1 kHz an oversleep of ~100 us
+ * makes a tick late, never missed (a missed tick needs a whole period),
+ * and the app's cores are worth more than that lateness. Whatever the
+ * rate, the spin takes at most SPIN_BUDGET_PCT of a core over each second:
+ * past that it sleeps to the deadline like at 1 kHz. Only the timer's oversleeps are learned: on a machine without a free
  * core the thread also waits milliseconds for the scheduler, which no
  * early wake can make up for, and learning those would only make the
  * worker spin more on the cores the app needs. Without a sampling session
@@ -597,7 +604,14 @@ static double shortest_period(int nsessions) {
 static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t wake_seen) {
   double period = shortest_period(nsessions);
   double early = 0;
-  if (period > 0 && ws->oversleep_p90_us * SPIN_WHEN_OVERSLEEP_PER_PERIOD >= period) {
+  double now = wt_platform_now_us();
+  if (now - ws->spin_window_start_us >= SPIN_WINDOW_US) {
+    ws->spin_window_start_us = now;
+    ws->spin_window_us = 0;
+  }
+  int budget_left = ws->spin_window_us < SPIN_WINDOW_US * SPIN_BUDGET_PCT / 100.0;
+  if (period > 0 && period <= SPIN_MAX_PERIOD_US && budget_left &&
+      ws->oversleep_p90_us * SPIN_WHEN_OVERSLEEP_PER_PERIOD >= period) {
     early = ws->oversleep_p90_us;
     if (early > WAKE_EARLY_MAX_US) early = WAKE_EARLY_MAX_US;
     if (early > period / 2) early = period / 2;
@@ -613,10 +627,11 @@ static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t
       if (ws->oversleep_p90_us < 0) ws->oversleep_p90_us = 0;
     }
   }
-  if (period <= 0) return 0;
+  if (early <= 0) return 0;
   double spun_from = wt_platform_now_us(), t = spun_from;
   while (t < next && atomic_load_explicit(&wt_rt.wake, memory_order_acquire) == wake_seen)
     t = wt_platform_now_us();
+  ws->spin_window_us += t - spun_from;
   return t - spun_from;
 }
 

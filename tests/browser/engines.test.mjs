@@ -137,6 +137,8 @@ describe('Chromium and Firefox record the same app the same way', { skip }, () =
       for (const [a, b] of [ENGINES, [...ENGINES].reverse()]) {
         const pa = paths(a, thread);
         const pb = paths(b, thread);
+        // Enough busy samples in each for a path's share to mean something.
+        assert.ok(pa.total >= 50, `${thread}: only ${pa.total} busy samples in ${a}`);
         for (const [path, n] of pa.count) {
           if (n >= COMMON_PATH_SHARE * pa.total && !pb.count.has(path)) missing.push(`${thread}: ${a} ${n}/${pa.total} in ${path}, ${b} never`);
         }

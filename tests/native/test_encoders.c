@@ -447,6 +447,53 @@ WT_TEST(sample_flags_should_append_partial_then_waiting_as_the_leaf) {
   free(out.data);
 }
 
+/* Samples after gaps on the 1 ms grid: main's next sample 3 periods after
+ * its last one in the fixed input (T0 + 4000), then one 70,000 periods
+ * later (the weight's 16 bits hold 65,535); the decoder's next one on time. */
+static uint32_t id_weighted;
+static void record_gapped(wt_session *s) {
+  id_weighted = wt_registry_intern("weighted");
+  const uint32_t w[] = {id_weighted};
+  const uint32_t t1_a[] = {9, id_newline};
+  wt_session_record_sample(s, 0, w, 1, T0 + 7000, 0);
+  wt_session_record_sample(s, 1, t1_a, 2, T0 + 5000, 0);
+  wt_session_record_sample(s, 0, w, 1, T0 + 7000 + 70000.0 * 1000, 0);
+}
+
+WT_TEST(sample_weights_should_count_the_grid_periods_since_the_threads_previous_sample) {
+  out_bytes out;
+  /* Folded: a line's count is its samples' summed weights, 3 + 65,535. */
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, record_gapped));
+  CHECK(strstr((const char *)out.data, "\nmain;weighted 65538\n") != NULL);
+  free(out.data);
+  /* Firefox: main's samples carry a weight column (one weight is not 1):
+   * 1 for each of the fixed input's five, then 3 and 65,535; the decoder's
+   * samples, all on time, have none. */
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FIREFOX, 0, &out, record_gapped));
+  cJSON *p = cJSON_Parse((const char *)out.data);
+  REQUIRE(p != NULL);
+  int seen_main = 0, seen_decoder = 0;
+  const cJSON *t;
+  cJSON_ArrayForEach(t, get(p, "threads")) {
+    const cJSON *samples = get(t, "samples"), *weight = get(samples, "weight");
+    if (strcmp(get(t, "name")->valuestring, "main") == 0) {
+      seen_main = 1;
+      REQUIRE(cJSON_IsArray(weight));
+      CHECK_EQ_INT(cJSON_GetArraySize(weight), cJSON_GetArraySize(get(samples, "stack")));
+      CHECK_EQ_INT(cJSON_GetArraySize(weight), 7);
+      for (int i = 0; i < 5; i++) CHECK_EQ_INT((int)cJSON_GetArrayItem(weight, i)->valuedouble, 1);
+      CHECK_EQ_INT((int)cJSON_GetArrayItem(weight, 5)->valuedouble, 3);
+      CHECK_EQ_INT((int)cJSON_GetArrayItem(weight, 6)->valuedouble, 65535);
+    } else {
+      seen_decoder = 1;
+      CHECK(cJSON_IsNull(weight));
+    }
+  }
+  CHECK(seen_main && seen_decoder);
+  cJSON_Delete(p);
+  free(out.data);
+}
+
 WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
   out_bytes out;
   REQUIRE(encode_fixed(WT_FORMAT_FOLDED, 0, &out));
@@ -733,6 +780,7 @@ int main(int argc, char **argv) {
       WT_TEST_HOST_ONLY(folded_encoder_should_match_its_golden_file, HOST_NAMES),
       WT_TEST_ENTRY(folded_lines_should_have_one_stack_and_a_count_and_no_control_characters),
       WT_TEST_ENTRY(sample_flags_should_append_partial_then_waiting_as_the_leaf),
+      WT_TEST_ENTRY(sample_weights_should_count_the_grid_periods_since_the_threads_previous_sample),
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),

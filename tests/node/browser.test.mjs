@@ -122,6 +122,21 @@ describe('the Firefox page adapter', () => {
     assert.equal(await fresh, 'fine');
   });
 
+  test('an evaluate made between the navigation request and the commit (it ran in the old document) rejects too', async () => {
+    const raw = standIn();
+    const never = [];
+    raw.evaluate = (expr) => new Promise((ok) => never.push({ expr, ok }));
+    const page = firefoxPage(raw);
+    raw.emit('request', { isNavigationRequest: () => true, frame: () => 'main' });
+    const between = page.evaluate('between request and commit');
+    raw.emit('framenavigated', 'main');
+    const after = page.evaluate('after the commit');
+    raw.emit('domcontentloaded');
+    await assert.rejects(between, /^Error: Execution context was destroyed, most likely because of a navigation$/);
+    never.find((c) => c.expr === 'after the commit').ok('fine');
+    assert.equal(await after, 'fine');
+  });
+
   test('an iframe navigation or a request that is no navigation leaves evaluations alone', async () => {
     const raw = standIn();
     let finish;

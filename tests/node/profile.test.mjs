@@ -260,3 +260,49 @@ describe('assertion helpers', () => {
     assert.throws(() => assertTimeBelow(p, 'function[7]', 2), /measured 3\.0 ms \(from samples\)/);
   });
 });
+
+describe('sample weights (the sampling periods a sample stands for)', () => {
+  const golden = () => JSON.parse(readFileSync(join(root, 'tests/golden/chrome.json'), 'utf8'));
+  const mainWeights = (events) => readProfile(Buffer.from(JSON.stringify(events))).threads.find((t) => t.name === 'main').samples.map((s) => s.weight);
+  // main's last sample 3 periods later than in the golden file: the
+  // sampler missed 3 ticks before it.
+  const withGap = () => {
+    const events = golden();
+    const chunks = events.filter((e) => e.name === 'ProfileChunk' && e.tid === 1);
+    chunks.at(-1).args.data.timeDeltas[chunks.at(-1).args.data.timeDeltas.length - 1] += 3000;
+    return events;
+  };
+  const session = (events) => events.find((e) => e.name === 'wasmtrace_session').args;
+
+  test('chrome: a sample after k missed ticks weighs k + 1 (from its timestamp on the session grid)', () => {
+    assert.deepEqual(mainWeights(golden()), [1, 1, 1, 1, 1]);
+    assert.deepEqual(mainWeights(withGap()), [1, 1, 1, 1, 4]);
+    const p = readProfile(Buffer.from(JSON.stringify(withGap())));
+    assert.equal(threadTotals(p.threads.find((t) => t.name === 'main')).total, 8);
+    // The report counts samples and says what they stand for.
+    assert.match(textReport(p), /thread 'main' \(tid 1\): 5 samples \(8 sampling periods\) = 8\.0 ms sampled/);
+    assert.match(textReport(readProfile(Buffer.from(JSON.stringify(golden())))), /thread 'main' \(tid 1\): 5 samples = 5\.0 ms sampled/);
+  });
+
+  test('chrome: without a usable session interval every sample weighs 1', () => {
+    for (const bad of [undefined, 'abc', -1000, 0, 1e-320, Infinity]) {
+      const events = withGap();
+      if (bad === undefined) delete session(events).intervalUs;
+      else session(events).intervalUs = bad;
+      assert.deepEqual(mainWeights(events), [1, 1, 1, 1, 1], `intervalUs ${bad}`);
+    }
+  });
+
+  test('firefox: the weight column is read; a negative weight or one of another weight type is not a sample count', () => {
+    const p = JSON.parse(readFileSync(join(root, 'tests/golden/firefox.json'), 'utf8'));
+    const main = p.threads.find((t) => t.name === 'main');
+    main.samples.weight = main.samples.stack.map((_, i) => (i === 0 ? 5 : 1));
+    const read = (x) => readProfile(Buffer.from(JSON.stringify(x))).threads.find((t) => t.name === 'main').samples.map((s) => s.weight);
+    assert.deepEqual(read(p), [5, 1, 1, 1, 1]);
+    main.samples.weightType = 'tracing-ms';
+    assert.deepEqual(read(p), [1, 1, 1, 1, 1]);
+    main.samples.weightType = 'samples';
+    main.samples.weight[1] = -2;
+    assert.throws(() => read(p), /samples\.weight\[1\] is not a number of samples/);
+  });
+});
