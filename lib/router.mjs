@@ -81,6 +81,11 @@ function checkSession(s, where) {
     output: typeof s.output === 'string' ? s.output.slice(0, 1024) : '',
     stream: s.stream === true,
   };
+  // stats(): numbers only, a bounded count (passed on to the tool as is).
+  if (s.stats && typeof s.stats === 'object' && !Array.isArray(s.stats)) {
+    out.stats = Object.fromEntries(Object.entries(s.stats).slice(0, 32)
+      .filter(([k, v]) => /^\w{1,40}$/.test(k) && typeof v === 'number' && Number.isFinite(v)));
+  }
   return out;
 }
 
