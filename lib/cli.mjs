@@ -7,7 +7,6 @@ import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport } from './report.mjs';
 import { serve } from './serve.mjs';
-import { collectCommand, onceCommand, pagesCommand, resumeCommand, serveCommand } from './remote.mjs';
 import {
   adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError,
 } from '../js/playwright.mjs';
@@ -515,8 +514,16 @@ function report(positionals, v, io) {
   return 0;
 }
 
-// The diagnostic server's commands (lib/remote.mjs).
+// The diagnostic server's commands (lib/remote.mjs; imported here only:
+// it needs `ws`, and --help, --version and report work without node_modules).
 async function remote(command, rest, v, io) {
+  let mod;
+  try {
+    mod = await import('./remote.mjs');
+  } catch (e) {
+    throw new Error(`${command} needs the WebSocket library ws (npm install): ${e.message.split('\n')[0]}`);
+  }
+  const { collectCommand, onceCommand, pagesCommand, resumeCommand, serveCommand } = mod;
   const collectOpts = () => {
     const config = buildConfig(v) ?? { sessions: [{ name: 'remote' }] };
     // The tool decides when to stop, unless --startup asked for a durationMs.
