@@ -450,6 +450,15 @@
       }
       return ids.map(session);
     },
+    // The session with this id (Session.id; a tool's `started.session.id`),
+    // or null when the page has none.
+    getSession: function (id) {
+      ready();
+      if (typeof id !== 'number' || id !== Math.floor(id) || id < 0 || id > 0x7fffffff) return null;
+      if (sessions[id]) return sessions[id];
+      if (dead()) return null;
+      return UTF8ToString(c('wt_js_session_name')(id)) === '' ? null : session(id);
+    },
     // Starts a session now; `config` is one session object of the blob (an
     // object or a JSON string). Always returns a Session: check its state.
     startSession: function (config) {
@@ -531,15 +540,23 @@
     }
     if (!blob || typeof blob !== 'object' || !Object.prototype.hasOwnProperty.call(blob, 'server')) return null;
     var v = blob.server;
+    // Types named as the C parser names them (config.c type_name).
+    function jsonType(x) {
+      if (x === null) return 'null';
+      if (Array.isArray(x)) return 'an array';
+      var t = typeof x;
+      return t === 'object' ? 'an object' : t === 'string' ? 'a string' : t === 'number' ? 'a number' :
+        t === 'boolean' ? 'a boolean' : 'an invalid value';
+    }
     var bad = function (path, why) { return { error: path + ': ' + why }; };
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return bad('server', 'expected an object, got ' + describe(v));
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return bad('server', 'expected an object, got ' + jsonType(v));
     var keys = ['url', 'suspend', 'suspendTimeoutMs', 'token', 'reconnectMs'];
     for (var k in v) {
       if (keys.indexOf(k) < 0) return bad('server.' + k, 'unknown key (allowed: see config/wasmtrace.schema.json)');
     }
     var out = { url: v.url, suspend: false, suspendTimeoutMs: 10000, token: null, reconnectMs: 2000 };
     if (v.url === undefined) return bad('server.url', "missing (expected the router's ws:// or wss:// URL)");
-    if (typeof v.url !== 'string') return bad('server.url', 'expected a string, got ' + describe(v.url));
+    if (typeof v.url !== 'string') return bad('server.url', 'expected a string, got ' + jsonType(v.url));
     if (v.url.length < 1 || v.url.length > 2047) return bad('server.url', 'expected 1 to 2047 characters, got ' + v.url.length);
     if (!/^wss?:\/\//.test(v.url)) return bad('server.url', 'expected a ws:// or wss:// URL, got "' + v.url.slice(0, 80) + '"');
     if (/[\u0000-\u0020\u007f]/.test(v.url)) return bad('server.url', 'contains a space or control character');
@@ -547,7 +564,7 @@
       if (v[key] === undefined) return null;
       var n = v[key];
       if (typeof n !== 'number' || n !== Math.floor(n) || n < 0 || n > max) {
-        return bad('server.' + key, 'expected an integer from 0 to ' + max + ', got ' + (typeof n === 'number' ? String(n) : describe(n)));
+        return bad('server.' + key, 'expected an integer from 0 to ' + max + ', got ' + (typeof n === 'number' ? String(n) : jsonType(n)));
       }
       out[key] = n;
       return null;
@@ -555,11 +572,11 @@
     var e = uint('suspendTimeoutMs', 600000) || uint('reconnectMs', 600000);
     if (e) return e;
     if (v.suspend !== undefined) {
-      if (typeof v.suspend !== 'boolean') return bad('server.suspend', 'expected true or false, got ' + describe(v.suspend));
+      if (typeof v.suspend !== 'boolean') return bad('server.suspend', 'expected true or false, got ' + jsonType(v.suspend));
       out.suspend = v.suspend;
     }
     if (v.token !== undefined) {
-      if (typeof v.token !== 'string') return bad('server.token', 'expected a string, got ' + describe(v.token));
+      if (typeof v.token !== 'string') return bad('server.token', 'expected a string, got ' + jsonType(v.token));
       if (v.token.length < 1 || v.token.length > 256) return bad('server.token', 'expected 1 to 256 characters, got ' + v.token.length);
       if (!/^[A-Za-z0-9._~-]+$/.test(v.token)) return bad('server.token', "may contain only letters, digits, '-', '_', '.' and '~'");
       out.token = v.token;
