@@ -911,8 +911,22 @@
     }
     if (typeof appOnInit2 === 'function') return appOnInit2.apply(this, arguments);
   };
+  // The page's hello, kept current for the router's list: threads and
+  // session states, checked every second.
+  var lastInfo = '', infoTicks = 0;
   var watcher = setInterval(function () {
-    try { watchStreamed(); } catch (e) { /* next time */ }
+    try {
+      watchStreamed();
+      if (server && runtimeInitialized && ++infoTicks * PUMP_INTERVAL_MS >= 1000) {
+        infoTicks = 0;
+        var info = pageInfo();
+        var key = info.threads + ' ' + info.suspended + ' ' + info.sessions.map(function (x) { return x.id + x.state; }).join();
+        if (key !== lastInfo) {
+          lastInfo = key;
+          toWorker({ cmd: 'info', info: info });
+        }
+      }
+    } catch (e) { /* next time */ }
   }, PUMP_INTERVAL_MS);
   if (watcher && typeof watcher.unref === 'function') watcher.unref();
   startServer();

@@ -117,18 +117,20 @@ export function isLoopbackOrigin(origin) {
 }
 
 /** Whether a page from `origin` may connect (docs/PROTOCOL.md). */
-export function pageOriginAllowed(origin, allowOrigins = []) {
+export function pageOriginAllowed(origin, allowOrigins = [], loopbackOrigins = true) {
   if (typeof origin !== 'string' || origin === '' || origin === 'null') return allowOrigins.includes('*');
   if (allowOrigins.includes('*') || allowOrigins.includes(origin)) return true;
-  return isLoopbackOrigin(origin);
+  return loopbackOrigins && isLoopbackOrigin(origin);
 }
 
 /**
  * Starts a router. Resolves with {host, port, url, close(), pages()} once it
  * listens. `log` gets one line per page that connects or disconnects and per
- * refused connection.
+ * refused connection. `loopbackOrigins: false` allows pages from
+ * `allowOrigins` only (default: loopback origins too).
  */
-export async function startRouter({ host = '127.0.0.1', port = 0, token = null, allowOrigins = [], log = () => {} } = {}) {
+export async function startRouter({ host = '127.0.0.1', port = 0, token = null, allowOrigins = [], loopbackOrigins = true,
+  log = () => {} } = {}) {
   const pages = new Map();
   const tools = new Map();
   const waitingFirst = []; // {tool, msg}: requests for the next page
@@ -156,7 +158,7 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
       if (role === 'tool' && origin !== undefined) {
         return refuse(403, 'Forbidden', 'a tool connection must not come from a web page (it has an Origin header)');
       }
-      if (role === 'page' && !pageOriginAllowed(origin, allowOrigins)) {
+      if (role === 'page' && !pageOriginAllowed(origin, allowOrigins, loopbackOrigins)) {
         return refuse(403, 'Forbidden', `origin ${clean(origin ?? '(none)', 120)} is not allowed (wasmtrace serve --allow-origin ORIGIN)`);
       }
       if (token !== null && url.searchParams.get('token') !== token) return refuse(401, 'Unauthorized', 'wrong or missing token');

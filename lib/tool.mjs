@@ -29,6 +29,9 @@ export async function connectTool(url, { token = null, timeoutMs = 10000 } = {})
   const dataHandlers = new Map();
   const brokenHandlers = new Map();
   const eventHandlers = [];
+  const early = new Map();
+  const EARLY_MAX = 64 * 1024 * 1024;
+  let earlyBytes = 0;
   let nextReq = 1;
   let id = null;
   let closedWhy = null;
@@ -53,7 +56,15 @@ export async function connectTool(url, { token = null, timeoutMs = 10000 } = {})
         const h = parseDataHeader(data);
         if (typeof h === 'string') return;
         const fn = dataHandlers.get(h.stream);
-        if (fn) fn(h, data.subarray(16));
+        if (fn) {
+          fn(h, data.subarray(16));
+        } else if (earlyBytes + data.length <= EARLY_MAX) {
+          // Frames that came with (or right after) the `started` answer,
+          // before the caller could call onData: kept for it.
+          earlyBytes += data.length;
+          if (!early.has(h.stream)) early.set(h.stream, []);
+          early.get(h.stream).push([h, data.subarray(16)]);
+        }
         return;
       }
       let msg;
@@ -108,6 +119,11 @@ export async function connectTool(url, { token = null, timeoutMs = 10000 } = {})
     },
     onData(stream, fn) {
       dataHandlers.set(stream, fn);
+      for (const [h, payload] of early.get(stream) ?? []) {
+        earlyBytes -= payload.length + 16;
+        fn(h, payload);
+      }
+      early.delete(stream);
     },
     onStreamError(stream, fn) {
       brokenHandlers.set(stream, fn);
@@ -130,18 +146,19 @@ export async function connectTool(url, { token = null, timeoutMs = 10000 } = {})
  * {complete, bytes, frames, error, times}: complete when the last frame
  * came; else `error` says why it ended early and the file holds what came
  * (readable up to its last flush point). `times[i]` is when frame i was
- * written (performance.timeOrigin + now, ms) — for benchmarks and tests.
+ * written (performance.timeOrigin + now, ms) and `sizes[i]` its payload
+ * bytes — for benchmarks and tests.
  */
 export function streamToFile(client, start, file) {
   const out = createWriteStream(file);
   let bytes = 0, frames = 0, expect = 0;
-  const times = [];
+  const times = [], sizes = [];
   return new Promise((resolve) => {
     let done = false;
     const finish = (r) => {
       if (done) return;
       done = true;
-      out.end(() => resolve({ bytes, frames, times, ...r }));
+      out.end(() => resolve({ bytes, frames, times, sizes, ...r }));
     };
     client.onData(start.stream, (h, payload) => {
       if (h.seq !== expect) return finish({ complete: false, error: `frame ${h.seq} came where ${expect} was expected` });
@@ -150,6 +167,7 @@ export function streamToFile(client, start, file) {
       bytes += payload.length;
       out.write(payload);
       times.push(performance.timeOrigin + performance.now());
+      sizes.push(payload.length);
       if (h.flags & FLAG_LAST) finish({ complete: true, error: null });
       else if (h.flags & FLAG_BROKEN) finish({ complete: false, error: 'the page lost bytes of this stream (its buffer was full)' });
     });
