@@ -525,7 +525,8 @@ async function remote(command, rest, v, io) {
   }
   const { collectCommand, onceCommand, pagesCommand, resumeCommand, serveCommand } = mod;
   const collectOpts = () => {
-    const config = buildConfig(v) ?? { sessions: [{ name: 'remote' }] };
+    const config = buildConfig(v) ?? { sessions: [{}] };
+    if (v.config === undefined) config.sessions[0].name = 'remote'; // presets only
     // The tool decides when to stop, unless --startup asked for a durationMs.
     if (v.startup === undefined) for (const s of config.sessions) delete s.durationMs;
     const durationMs = v.duration !== undefined ? parseDuration(v.duration, '--duration') : undefined;

@@ -135,6 +135,10 @@ export async function collectCommand(positionals, v, io, { config, durationMs, s
       new Promise((r) => { timer = setTimeout(r, STOP_TIMEOUT_MS); }),
     ]);
     clearTimeout(timer);
+    // The page reports the final state (and stats) right after the last
+    // frame, from its main thread: wait for it a little.
+    const final = (x) => ['stopped', 'failed'].includes(x.last?.state);
+    for (let waited = 0; waited < 2000 && !live.every(final); waited += 50) await new Promise((r) => setTimeout(r, 50));
   } finally {
     tool.close();
   }

@@ -7,6 +7,7 @@
 // killed, page closed, router late or absent, bad config) leaves the page
 // and its sessions alone.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -315,6 +316,34 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
       await page.close();
     } finally {
       await strictLog.close();
+    }
+  });
+  test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'once');
+    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
+      '--duration', '1500ms', '--interval', '500us', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((r) => cli.on('exit', r));
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
+      const code = await exited;
+      assert.equal(code, 0, `${stdout}\n${stderr}`);
+      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+      assert.match(stdout, /top self functions, all threads/);
+      const file = join(out, 'server-1-remote.json.gz');
+      const a = analyzeTrace(parseTrace(readFileSync(file)));
+      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+      // Resumed: the page ran its startup.
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      await page.close();
+    } finally {
+      cli.kill();
     }
   });
 });
