@@ -769,13 +769,19 @@
 
   function startRemote(m) {
     var config = remoteConfig(m.config);
-    if (server.suspended) {
-      // Started with the startup sessions, before main(): its id is its
-      // place in the config (startup ids are given in order from 0).
+    if (!runtimeInitialized) {
+      // Suspended, or not started yet: the constructors have not read the
+      // config, so the session joins the startup sessions and starts before
+      // main(). Its id is its place in the config (startup ids are given in
+      // order from 0).
       var blob = server.config.blob;
       var count = Array.isArray(blob.sessions) ? blob.sessions.length : 0;
       var id = count + server.queued.length;
       server.queued.push({ id: id, config: config });
+      var merged = {};
+      for (var k in blob) merged[k] = blob[k];
+      merged.sessions = (Array.isArray(blob.sessions) ? blob.sessions : []).concat(server.queued.map(function (q) { return q.config; }));
+      Module['wasmtraceConfig'] = merged;
       toWorker({ cmd: 'reply', msg: { type: 'started', req: m.req, session: { id: id, name: config.name, state: 'starting',
         error: null, output: config.output, stream: true } } });
       return;
@@ -796,12 +802,6 @@
     server.suspended = false;
     clearTimeout(server.suspendTimer);
     var waited = Date.now() - server.suspendedAt;
-    if (server.queued.length) {
-      var blob = {};
-      for (var k in server.config.blob) blob[k] = server.config.blob[k];
-      blob.sessions = (Array.isArray(blob.sessions) ? blob.sessions : []).concat(server.queued.map(function (q) { return q.config; }));
-      Module['wasmtraceConfig'] = blob;
-    }
     if (why) console.warn('wasmtrace: ' + why);
     removeRunDependency('wasmtrace-server-suspend');
     return waited;

@@ -225,8 +225,11 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
     if (msg.type === 'session') {
       const s = checkSession(msg.session, 'session.session');
       p.sessions.set(s.id, s);
+      // Also after the last frame: the page reports a session's final state
+      // (and stats) from its main thread, after its Worker sent the bytes.
       const st = p.streams.get(s.id);
-      if (st?.tool) send(st.tool, { type: 'session', page: p.id, stream: st.no, session: s });
+      const to = st?.tool ?? st?.doneTool;
+      if (to && to.ws.readyState === 1) send(to, { type: 'session', page: p.id, stream: st.no, session: s });
       return;
     }
     if (!['started', 'stopping', 'resumed', 'error'].includes(msg.type)) {
@@ -290,6 +293,7 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
     if (h.flags & (FLAG_LAST | FLAG_BROKEN)) {
       t.streams.delete(st.no);
       st.tool = null;
+      st.doneTool = t;
     }
   }
 
