@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { dataFrame, FLAG_LAST, pageOriginAllowed, parseDataHeader, startRouter } from '../../lib/router.mjs';
@@ -382,4 +383,68 @@ describe('router with a token', () => {
 test('data frame headers round-trip', () => {
   const f = dataFrame(5, 9, FLAG_LAST, Buffer.from('abc'));
   assert.deepEqual(parseDataHeader(f), { flags: FLAG_LAST, stream: 5, seq: 9, length: 3 });
+});
+
+describe('the tool commands of the CLI against a router', () => {
+  let router;
+  before(async () => {
+    router = await startRouter();
+  });
+  after(() => router.close());
+
+  const run = async (args) => {
+    const out = [], err = [];
+    const { main } = await import('../../lib/cli.mjs');
+    const status = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { status, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  test('pages lists each connected page with its sessions, and watch reports arrivals', async () => {
+    const tool = await connectTool(router.url);
+    const events = [];
+    tool.onEvent((m) => events.push(m));
+    await tool.request({ type: 'watch' });
+    const page = await fakePage(router, { info: pageInfo({ suspended: true }) });
+    const r = await run(['pages', '--server', router.url]);
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, new RegExp(`^${page.id}  http://127\\.0\\.0\\.1:8080/index\\.html  wasmtrace 0\\.1\\.0, 3 threads, SUSPENDED; sessions: #0 'startup' running$`, 'm'));
+    assert.ok(events.some((m) => m.type === 'page-connected' && m.page.id === page.id));
+    page.ws.close();
+    await page.closed;
+    await new Promise((res) => setTimeout(res, 100));
+    assert.ok(events.some((m) => m.type === 'page-disconnected' && m.id === page.id));
+    tool.close();
+  });
+
+  test('collect streams a session into --out for --duration and prints the summary', async () => {
+    const page = await fakePage(router);
+    const dir = join(tmp, 'collected');
+    const cli = run(['collect', page.id, '--server', router.url, '--duration', '300ms', '-o', dir, '-q']);
+    const req = await page.answer('start');
+    assert.equal(req.config.name, 'remote');
+    const trace = gzipSync(readFileSync(new URL('../golden/chrome.json', import.meta.url)));
+    page.data(req.session, trace.subarray(0, 1000));
+    page.data(req.session, trace.subarray(1000));
+    const stop = await page.answer('stop');
+    assert.equal(stop.session, req.session);
+    page.ws.send(JSON.stringify({ type: 'session', session: { id: req.session, name: 'remote', state: 'stopped', error: null, stream: true } }));
+    page.data(req.session, Buffer.alloc(0), FLAG_LAST);
+    const r = await cli;
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /^session 'remote': stopped, chrome trace .*remote\.json\.gz/m);
+    assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace);
+    page.ws.close();
+  });
+
+  test('resume of a page that is not there fails with one line', async () => {
+    const r = await run(['resume', 'p404', '--server', router.url]);
+    assert.equal(r.status, 1);
+    assert.equal(r.err, 'wasmtrace: no page p404 is connected');
+  });
+
+  test('a tool command without a router says what to run', async () => {
+    const r = await run(['pages', '--server', 'ws://127.0.0.1:1']);
+    assert.equal(r.status, 1);
+    assert.match(r.err, /cannot connect to the router at ws:\/\/127\.0\.0\.1:1: .*is 'wasmtrace serve' running\?/);
+  });
 });
