@@ -1,6 +1,7 @@
 /* Stream rings (stream.c) and the output queue's tee (outq.c): the bytes a
  * JS reader takes are the bytes queued for the VFS, in order; a full ring
  * or a gone reader loses bytes and says so, never blocks the producer. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,12 +96,70 @@ WT_TEST(outq_tee_should_receive_exactly_the_bytes_the_consumer_pops) {
   wt_stream_free(s);
 }
 
+/* A producer thread and a consumer thread, as the wasmtrace worker and the
+ * page's JS Worker: every byte arrives, in order, or the stream says it
+ * broke (and then what arrived is still a prefix). Under TSan this checks
+ * the ring's memory orders. */
+typedef struct pc_state {
+  wt_stream *s;
+  size_t produced;
+} pc_state;
+
+#define PC_TOTAL (24u * 1024 * 1024)
+
+static unsigned char pc_byte(size_t i) { return (unsigned char)(i * 2654435761u >> 13); }
+
+static void *pc_producer(void *arg) {
+  pc_state *st = arg;
+  static unsigned char chunk[70000];
+  size_t i = 0, n = 1;
+  while (i < PC_TOTAL) {
+    n = (n * 7919 + 13) % sizeof chunk + 1;
+    if (n > PC_TOTAL - i) n = PC_TOTAL - i;
+    for (size_t k = 0; k < n; k++) chunk[k] = pc_byte(i + k);
+    uint32_t before = atomic_load_explicit(&st->s->write, memory_order_relaxed);
+    wt_stream_put(st->s, chunk, n);
+    if (atomic_load_explicit(&st->s->write, memory_order_relaxed) == before) {
+      /* Full: a real producer moves on (the bytes are lost); here it
+       * waits for room once, then stops, so that both outcomes occur. */
+      break;
+    }
+    i += n;
+  }
+  st->produced = i;
+  wt_stream_close(st->s);
+  return NULL;
+}
+
+WT_TEST(stream_should_deliver_a_prefix_in_order_between_two_threads) {
+  pc_state st = {wt_stream_new(), 0};
+  REQUIRE(st.s != NULL);
+  pthread_t t;
+  REQUIRE(pthread_create(&t, NULL, pc_producer, &st) == 0);
+  static unsigned char buf[100000];
+  size_t got = 0;
+  int bad = 0;
+  for (;;) {
+    uint32_t flags = atomic_load_explicit(&st.s->flags, memory_order_acquire);
+    size_t n = wt_stream_take(st.s, buf, sizeof buf);
+    for (size_t k = 0; k < n && !bad; k++) bad = buf[k] != pc_byte(got + k);
+    got += n;
+    if (n == 0 && (flags & WT_STREAM_CLOSED)) break;
+  }
+  pthread_join(t, NULL);
+  CHECK(!bad);
+  CHECK_EQ_INT((int)got, (int)st.produced);
+  if (!(atomic_load(&st.s->flags) & WT_STREAM_BROKEN)) CHECK_EQ_INT((int)got, (int)PC_TOTAL);
+  wt_stream_free(st.s);
+}
+
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(stream_should_hand_the_reader_every_byte_in_order_across_the_wrap),
       WT_TEST_ENTRY(stream_should_break_instead_of_blocking_when_the_reader_lags),
       WT_TEST_ENTRY(stream_should_copy_nothing_once_its_reader_detached),
       WT_TEST_ENTRY(outq_tee_should_receive_exactly_the_bytes_the_consumer_pops),
+      WT_TEST_ENTRY(stream_should_deliver_a_prefix_in_order_between_two_threads),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }
