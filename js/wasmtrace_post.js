@@ -518,10 +518,11 @@
   // ---- The diagnostic server (docs/PROTOCOL.md) -------------------------
   // A plain JS Worker owns the WebSocket and reads each streamed session's
   // ring (native/src/stream.h) straight from the shared wasm memory, so the
-  // trace keeps flowing while this thread is busy. Commands (start, stop,
-  // resume) are carried out here, on the main thread, through the same
-  // calls as the JS API: a command waits for this thread to reach its event
-  // loop (documented limit), the bytes do not.
+  // trace keeps flowing while this thread is busy. A stop of a streamed
+  // session goes from the Worker to the wasmtrace worker through a flag in
+  // the ring (native/src/server.c); start and resume are carried out here,
+  // on the main thread, through the same calls as the JS API: they wait for
+  // this thread to reach its event loop (documented limit).
   var server = null;
   var serverError = null;
 
@@ -597,7 +598,7 @@
   // The Worker's code (runs from a Blob URL; nothing of this scope).
   function wasmtraceStreamer() {
     var HEADER = 16, PAYLOAD_MAX = 1024 * 1024, SEND_BUFFER_MAX = 8 * 1024 * 1024;
-    var CLOSED = 1, BROKEN = 2, DETACHED = 4, DONE = 8;
+    var CLOSED = 1, BROKEN = 2, DETACHED = 4, DONE = 8, STOP = 16;
     var cfg = null, memory = null, info = null, ws = null, open = false, timer = 0;
     var streams = {}; // page session id -> {ptr, seq}
     function post(m) { postMessage(m); }
@@ -668,7 +669,14 @@
         var m;
         try { m = JSON.parse(e.data); } catch (err) { return; }
         if (!m || typeof m !== 'object') return;
-        if (m.type === 'start' || m.type === 'stop' || m.type === 'resume') post({ cmd: 'command', msg: m });
+        // A stop of a session this Worker streams goes straight to the
+        // wasmtrace worker through the ring (server.c): no main thread.
+        if (m.type === 'stop' && typeof m.session === 'number' && streams[m.session] && memory) {
+          Atomics.or(words(), (streams[m.session].ptr >> 2) + 4, STOP);
+          sendJson({ type: 'stopping', req: m.req, session: m.session });
+        } else if (m.type === 'start' || m.type === 'stop' || m.type === 'resume') {
+          post({ cmd: 'command', msg: m });
+        }
       };
       ws.onclose = function (e) {
         var was = open;

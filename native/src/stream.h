@@ -26,6 +26,7 @@
 #define WT_STREAM_BROKEN 2u   /* producer: bytes were lost; the stream ends here */
 #define WT_STREAM_DETACHED 4u /* reader: gone (socket closed); copy no more */
 #define WT_STREAM_DONE 8u     /* reader: finished with the ring; it may be freed */
+#define WT_STREAM_STOP 16u    /* reader: a tool asked to stop the session (server.c) */
 
 typedef struct wt_stream {
   _Atomic uint32_t write;

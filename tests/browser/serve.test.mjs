@@ -158,6 +158,35 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     tool.close();
     await page.close();
   });
+  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed)', async () => {
+    const { page } = await openPage({ server: { url: router.url } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const href = await page.evaluate(() => location.href);
+    const tool = await connectTool(router.url);
+    const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+    const started = await tool.request({ type: 'start', page: id, config: { name: 'stopme' } });
+    const file = join(tmp, 'stopme.json.gz');
+    const done = streamToFile(tool, started, file);
+    const spinning = page.evaluate(() => {
+      const t0 = performance.timeOrigin + performance.now();
+      while (performance.timeOrigin + performance.now() - t0 < 3000);
+      return { t0, t1: performance.timeOrigin + performance.now() };
+    });
+    await sleep(800);
+    const stopping = await tool.request({ type: 'stop', page: id, session: started.session.id });
+    assert.equal(stopping.session, started.session.id);
+    const r = await done;
+    const endedAt = performance.timeOrigin + performance.now();
+    const spin = await spinning;
+    assert.equal(r.complete, true, r.error);
+    assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
+    const streamed = readFileSync(file);
+    assert.ok(analyzeTrace(parseTrace(streamed)).threads.length >= 1);
+    assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file equals the VFS copy');
+    tool.close();
+    await page.close();
+  });
+
   test('two pages and two tools at once: each tool gets its own page\'s trace, whole', async () => {
     const [a, b] = [await openPage({ server: { url: router.url } }), await openPage({ server: { url: router.url } })];
     for (const p of [a, b]) await p.page.waitForFunction(READY, null, { timeout: 60000 });
