@@ -31,7 +31,7 @@
 //    rings through memory.buffer), addRunDependency/removeRunDependency
 //    called from the post-js before run() (suspend: the constructors and
 //    main() wait), and Module.onRuntimeInitialized (chained once more).
-//    3.1.6 tested; 3.1.69 not yet run (tests/browser/serve.test.mjs).
+//    3.1.6 and 3.1.69 tested (tests/browser/serve.test.mjs).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
 //    `runtimeExited` (always defined <= 3.1.6x; since ~3.1.5x only with
