@@ -80,12 +80,11 @@ async function main() {
       await page.evaluate((ms) => Module._engine_start_workers(ms), (LATENCY_S + 3) * 1000);
       const started = await tool.request({ type: 'start', page: id, config: { name: 'lat', sampling: { intervalUs: 1000 } } });
       const origin = await page.evaluate(() => performance.timeOrigin);
-      const chunks = [];
       const lat = [];
       const file = join(tmp, 'lat.json.gz');
       const done = streamToFile(tool, started, file);
-      // A second listener would replace streamToFile's: read the frames
-      // back from the file's growth instead, after the run.
+      // Each frame's bytes are read back afterwards from the file (r.sizes
+      // says where each frame ends; r.times when the tool wrote it).
       await sleep(LATENCY_S * 1000);
       await tool.request({ type: 'stop', page: id, session: started.session.id });
       const r = await done;
@@ -100,7 +99,6 @@ async function main() {
         seen = Math.max(0, text.length - 32);
         if (newest < 0) continue;
         lat.push(r.times[i] - (origin + newest / 1000));
-        chunks.push(r.sizes[i]);
       }
       const [lo, hi] = medianCI(lat);
       console.log(`serve.latency_1khz: ${lat.length} frames in ${LATENCY_S} s (stream ${r.complete ? 'complete' : `BROKEN: ${r.error}`}): ` +
