@@ -101,8 +101,10 @@ export async function collectCommand(positionals, v, io, { config, durationMs, s
     for (const s of config.sessions) {
       const started = await tool.request({ type: 'start', page: target, config: s });
       target = started.page; // "first" resolved: every session on the same page
-      if (started.session.state === 'failed') {
-        streams.push({ started, result: null, error: started.session.error });
+      if (started.session.state === 'failed' || started.stream === null) {
+        // Failed, or recording without a stream (no memory for its ring):
+        // nothing to collect here (the page keeps its VFS copy).
+        streams.push({ started, result: null });
         continue;
       }
       const file = join(outDir, fileName(started.session, s.format));
@@ -148,7 +150,7 @@ export async function collectCommand(positionals, v, io, { config, durationMs, s
   for (const x of streams) {
     const s = x.last ?? x.started.session;
     if (!x.result) {
-      io.out(summarize({ name: s.name, error: s.error }).join('\n'));
+      io.out(summarize({ name: s.name, error: s.error ?? 'the page could not stream this session' }).join('\n'));
       status = 1;
       continue;
     }
