@@ -26,13 +26,32 @@ export interface WasmtraceSessionConfig {
   whenFull?: 'stop' | 'ring';
   /** Replace `output` if it exists (never allowed from the URL parameter). Default false. */
   overwrite?: boolean;
+  /** Copy the output to the diagnostic server as it is written; set by the shim for sessions a tool starts. Default false. */
+  stream?: boolean;
 }
 
 /** The config blob given as `Module.wasmtraceConfig`. */
+/** The diagnostic server the page connects to (docs/PROTOCOL.md, `wasmtrace serve`). */
+export interface WasmtraceServerConfig {
+  /** The router's ws:// or wss:// URL, e.g. "ws://127.0.0.1:9777" (path defaults to /page). */
+  url: string;
+  /** Hold the constructors and main() until a tool resumes the page. Default false. */
+  suspend?: boolean;
+  /** With suspend: start anyway after this long (console says why). 0..600000, default 10000. */
+  suspendTimeoutMs?: number;
+  /** Sent as ?token= (wasmtrace serve --token). Letters, digits, '-', '_', '.', '~'. */
+  token?: string;
+  /** Delay before connecting again; 0: never. 0..600000, default 2000. */
+  reconnectMs?: number;
+}
+
 export interface WasmtraceConfig {
   $schema?: string;
   version?: 1;
-  sessions: WasmtraceSessionConfig[];
+  /** Required unless `server` is given. */
+  sessions?: WasmtraceSessionConfig[];
+  /** Only from Module.wasmtraceConfig or globalThis.wasmtraceConfig, never the URL parameter. */
+  server?: WasmtraceServerConfig;
 }
 
 /** Counters of a session. samplesTaken = samplesWritten + samplesDropped once stopped. */
@@ -160,6 +179,18 @@ export interface WasmtraceApi {
    * session record. Throws an Error once the runtime is dead.
    */
   memory(): { heapBytes: number; mallocBytes: number; threadRecordBytes: number; sessionRecordBytes: number };
+  /** The session with this id (e.g. the `session.id` a tool's start returned), or null. */
+  getSession(id: number): WasmtraceSession | null;
+  /**
+   * The diagnostic server connection: null without a `server` config; with
+   * an invalid one, state 'off' and the error; else its state.
+   */
+  readonly server: {
+    url: string | null;
+    state: 'connecting' | 'connected' | 'disconnected' | 'off';
+    suspended: boolean;
+    error: string | null;
+  } | null;
   /** Writes pending trace output to the VFS now (it also runs on a timer; a no-op once the runtime is dead). */
   pump(): void;
 }

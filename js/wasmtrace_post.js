@@ -450,6 +450,15 @@
       }
       return ids.map(session);
     },
+    // The session with this id (Session.id; a tool's `started.session.id`),
+    // or null when the page has none.
+    getSession: function (id) {
+      ready();
+      if (typeof id !== 'number' || id !== Math.floor(id) || id < 0 || id > 0x7fffffff) return null;
+      if (sessions[id]) return sessions[id];
+      if (dead()) return null;
+      return UTF8ToString(c('wt_js_session_name')(id)) === '' ? null : session(id);
+    },
     // Starts a session now; `config` is one session object of the blob (an
     // object or a JSON string). Always returns a Session: check its state.
     startSession: function (config) {
@@ -497,5 +506,436 @@
     pump: function () {
       pump();
     },
+    // The diagnostic server connection (docs/PROTOCOL.md): null without a
+    // valid `server` config, else {url, state: 'connecting' | 'connected' |
+    // 'disconnected', suspended, error}.
+    get server() {
+      return server ? { url: server.config.url, state: server.state, suspended: server.suspended,
+        error: server.error } : serverError ? { url: null, state: 'off', suspended: false, error: serverError } : null;
+    },
   };
+
+  // ---- The diagnostic server (docs/PROTOCOL.md) -------------------------
+  // A plain JS Worker owns the WebSocket and reads each streamed session's
+  // ring (native/src/stream.h) straight from the shared wasm memory, so the
+  // trace keeps flowing while this thread is busy. A stop of a streamed
+  // session goes from the Worker to the wasmtrace worker through a flag in
+  // the ring (native/src/server.c); start and resume are carried out here,
+  // on the main thread, through the same calls as the JS API: they wait for
+  // this thread to reach its event loop (documented limit).
+  var server = null;
+  var serverError = null;
+
+  // The `server` object of the startup config, checked with the rules of
+  // native/src/config.c (parse_server): {config}, {error} or null. Only
+  // the page's own config may name a server (Module.wasmtraceConfig or
+  // globalThis.wasmtraceConfig), never the ?wasmtrace= URL parameter.
+  function serverConfig() {
+    var blob;
+    try {
+      blob = Module['wasmtraceConfig'];
+      if (blob === undefined || blob === null) blob = typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined;
+      if (typeof blob === 'string') blob = JSON.parse(blob);
+    } catch (e) {
+      return null; // the C parser reports an unreadable config
+    }
+    if (!blob || typeof blob !== 'object' || !Object.prototype.hasOwnProperty.call(blob, 'server')) return null;
+    var v = blob.server;
+    // Types named as the C parser names them (config.c type_name).
+    function jsonType(x) {
+      if (x === null) return 'null';
+      if (Array.isArray(x)) return 'an array';
+      var t = typeof x;
+      return t === 'object' ? 'an object' : t === 'string' ? 'a string' : t === 'number' ? 'a number' :
+        t === 'boolean' ? 'a boolean' : 'an invalid value';
+    }
+    var bad = function (path, why) { return { error: path + ': ' + why }; };
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return bad('server', 'expected an object, got ' + jsonType(v));
+    var keys = ['url', 'suspend', 'suspendTimeoutMs', 'token', 'reconnectMs'];
+    for (var k in v) {
+      if (keys.indexOf(k) < 0) return bad('server.' + k, 'unknown key (allowed: see config/wasmtrace.schema.json)');
+    }
+    var out = { url: v.url, suspend: false, suspendTimeoutMs: 10000, token: null, reconnectMs: 2000 };
+    if (v.url === undefined) return bad('server.url', "missing (expected the router's ws:// or wss:// URL)");
+    if (typeof v.url !== 'string') return bad('server.url', 'expected a string, got ' + jsonType(v.url));
+    if (v.url.length < 1 || v.url.length > 2047) return bad('server.url', 'expected 1 to 2047 characters, got ' + v.url.length);
+    if (!/^wss?:\/\//.test(v.url)) return bad('server.url', 'expected a ws:// or wss:// URL, got "' + v.url.slice(0, 80) + '"');
+    if (/[\u0000-\u0020\u007f]/.test(v.url)) return bad('server.url', 'contains a space or control character');
+    function uint(key, max) {
+      if (v[key] === undefined) return null;
+      var n = v[key];
+      if (typeof n !== 'number' || n !== Math.floor(n) || n < 0 || n > max) {
+        return bad('server.' + key, 'expected an integer from 0 to ' + max + ', got ' + (typeof n === 'number' ? String(n) : jsonType(n)));
+      }
+      out[key] = n;
+      return null;
+    }
+    var e = uint('suspendTimeoutMs', 600000) || uint('reconnectMs', 600000);
+    if (e) return e;
+    if (v.suspend !== undefined) {
+      if (typeof v.suspend !== 'boolean') return bad('server.suspend', 'expected true or false, got ' + jsonType(v.suspend));
+      out.suspend = v.suspend;
+    }
+    if (v.token !== undefined) {
+      if (typeof v.token !== 'string') return bad('server.token', 'expected a string, got ' + jsonType(v.token));
+      if (v.token.length < 1 || v.token.length > 256) return bad('server.token', 'expected 1 to 256 characters, got ' + v.token.length);
+      if (!/^[A-Za-z0-9._~-]+$/.test(v.token)) return bad('server.token', "may contain only letters, digits, '-', '_', '.' and '~'");
+      out.token = v.token;
+    }
+    var url;
+    try {
+      url = new URL(out.url);
+    } catch (err) {
+      return bad('server.url', 'is not a URL: ' + messageOf(err));
+    }
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/page';
+    if (out.token) url.searchParams.set('token', out.token);
+    out.connectUrl = url.href;
+    out.blob = blob;
+    return { config: out };
+  }
+
+  // The Worker's code (runs from a Blob URL; nothing of this scope).
+  function wasmtraceStreamer() {
+    var HEADER = 16, PAYLOAD_MAX = 1024 * 1024, SEND_BUFFER_MAX = 8 * 1024 * 1024;
+    var CLOSED = 1, BROKEN = 2, DETACHED = 4, DONE = 8, STOP = 16;
+    var cfg = null, memory = null, info = null, ws = null, open = false, timer = 0;
+    var streams = {}; // page session id -> {ptr, seq}
+    function post(m) { postMessage(m); }
+    function sendJson(m) { if (open) ws.send(JSON.stringify(m)); }
+    function words() { return new Int32Array(memory.buffer); }
+    function detachAll() {
+      if (!memory) return;
+      var w = words();
+      for (var sid in streams) Atomics.or(w, (streams[sid].ptr >> 2) + 4, DETACHED | DONE);
+      streams = {};
+    }
+    function frame(sid, seq, flags, bytes) {
+      var buf = new Uint8Array(HEADER + bytes.length);
+      var dv = new DataView(buf.buffer);
+      buf[0] = 1; buf[1] = flags; dv.setUint16(2, HEADER, true);
+      dv.setUint32(4, sid, true); dv.setUint32(8, seq, true); dv.setUint32(12, bytes.length, true);
+      buf.set(bytes, HEADER);
+      ws.send(buf.buffer);
+    }
+    // Sends what each ring holds: flags are read before `write`, so a
+    // CLOSED seen means every byte before it is visible.
+    function drain() {
+      if (!open || !memory) return;
+      var w = words(), heap = null;
+      for (var sid in streams) {
+        if (ws.bufferedAmount > SEND_BUFFER_MAX) return; // the ring waits (bounded: it breaks when full)
+        var st = streams[sid], b = st.ptr >> 2;
+        var flags = Atomics.load(w, b + 4);
+        var wr = Atomics.load(w, b) >>> 0, rd = Atomics.load(w, b + 1) >>> 0;
+        var cap = w[b + 2] >>> 0, data = w[b + 3] >>> 0;
+        var n = (wr - rd) >>> 0;
+        while (n > 0) {
+          var take = Math.min(n, PAYLOAD_MAX);
+          heap = heap || new Uint8Array(memory.buffer);
+          var at = rd & (cap - 1), first = Math.min(cap - at, take);
+          var bytes = new Uint8Array(take);
+          bytes.set(heap.subarray(data + at, data + at + first), 0);
+          if (take > first) bytes.set(heap.subarray(data, data + take - first), first);
+          frame(+sid, st.seq++, 0, bytes);
+          rd = (rd + take) >>> 0;
+          n -= take;
+          Atomics.store(w, b + 1, rd | 0);
+        }
+        if (flags & (CLOSED | BROKEN)) {
+          frame(+sid, st.seq++, flags & BROKEN ? 2 : 1, new Uint8Array(0));
+          Atomics.or(w, b + 4, DONE);
+          delete streams[sid];
+          post({ cmd: 'streamEnded', sid: +sid, broken: !!(flags & BROKEN), lost: Atomics.load(w, b + 5) >>> 0 });
+        }
+      }
+    }
+    function connect() {
+      timer = 0;
+      try {
+        ws = new WebSocket(cfg.connectUrl);
+      } catch (e) {
+        post({ cmd: 'state', state: 'disconnected', error: String(e && e.message) });
+        return retry();
+      }
+      ws.binaryType = 'arraybuffer';
+      ws.onopen = function () {
+        open = true;
+        ws.send(JSON.stringify({ type: 'hello', protocol: 1, role: 'page', page: info }));
+        post({ cmd: 'state', state: 'connected' });
+      };
+      ws.onmessage = function (e) {
+        if (typeof e.data !== 'string' || e.data.length > 65536) return;
+        var m;
+        try { m = JSON.parse(e.data); } catch (err) { return; }
+        if (!m || typeof m !== 'object') return;
+        // A stop of a session this Worker streams goes straight to the
+        // wasmtrace worker through the ring (server.c): no main thread.
+        if (m.type === 'stop' && typeof m.session === 'number' && streams[m.session] && memory) {
+          Atomics.or(words(), (streams[m.session].ptr >> 2) + 4, STOP);
+          sendJson({ type: 'stopping', req: m.req, session: m.session });
+        } else if (m.type === 'start' || m.type === 'stop' || m.type === 'resume') {
+          post({ cmd: 'command', msg: m });
+        }
+      };
+      ws.onclose = function (e) {
+        var was = open;
+        open = false;
+        detachAll();
+        post({ cmd: 'state', state: 'disconnected', error: was ? 'the server closed the connection (code ' + e.code + ')' : 'cannot connect to ' + cfg.url });
+        retry();
+      };
+      ws.onerror = function () {};
+    }
+    function retry() {
+      if (cfg.reconnectMs > 0 && !timer) timer = setTimeout(connect, cfg.reconnectMs);
+    }
+    onmessage = function (e) {
+      var m = e.data;
+      if (m.cmd === 'init') {
+        cfg = m.config; memory = m.memory; info = m.info;
+        setInterval(drain, 10);
+        connect();
+      } else if (m.cmd === 'info') {
+        info = m.info;
+        sendJson({ type: 'status', threads: info.threads, suspended: info.suspended, sessions: info.sessions });
+      } else if (m.cmd === 'reply') {
+        sendJson(m.msg);
+      } else if (m.cmd === 'stream') {
+        if (open) streams[m.sid] = { ptr: m.ptr, seq: 0 };
+        else Atomics.or(words(), (m.ptr >> 2) + 4, DETACHED | DONE);
+      } else if (m.cmd === 'ended') {
+        // A session that failed before its output was set up never closes
+        // its ring: end the stream here (the ring stays until page unload).
+        var st = streams[m.sid];
+        if (!st && m.never && open) frame(m.sid, 0, 2, new Uint8Array(0)); // it never started
+        if (st && m.state === 'failed' && !(Atomics.load(words(), (st.ptr >> 2) + 4) & CLOSED)) {
+          drain();
+          if (streams[m.sid] && open) frame(m.sid, st.seq++, 2, new Uint8Array(0));
+          delete streams[m.sid];
+        }
+      }
+    };
+  }
+
+  var remoteCount = 0;
+
+  // A tool's session config: its own output under /traces/, streamed.
+  function remoteConfig(config) {
+    var c = {};
+    if (config && typeof config === 'object' && !Array.isArray(config)) {
+      for (var k in config) c[k] = config[k];
+    }
+    var name = typeof c.name === 'string' && /^[A-Za-z0-9._-]{1,40}$/.test(c.name) ? c.name : 'remote';
+    c.name = name;
+    var ext = (c.format === 'folded' ? '.txt' : '.json') + (c.compression === 'none' ? '' : '.gz');
+    c.output = '/traces/server-' + (++remoteCount) + '-' + name + ext;
+    c.stream = true;
+    delete c.overwrite;
+    return c;
+  }
+
+  function sessionInfo(s) {
+    var out = { id: s.id, name: s.name, state: s.state, error: s.error || null, output: s.output, stream: !!s._streamed };
+    if (s.state === 'stopped' || s.state === 'running' || s.state === 'stopping') {
+      try { out.stats = s.stats(); } catch (e) { /* gone */ }
+    }
+    return out;
+  }
+
+  function pageInfo() {
+    var list = [];
+    var threads = 0;
+    if (runtimeInitialized && !dead()) {
+      try {
+        var n = c('wt_js_startup_count')();
+        for (var i = 0; i < n; i++) session(c('wt_js_startup_id')(i));
+        threads = c('wt_js_thread_count')();
+      } catch (e) { /* reported elsewhere */ }
+      for (var id in sessions) if (sessions[id].id >= 0) list.push(sessionInfo(sessions[id]));
+    }
+    var version = 'unknown';
+    try { version = Module['wasmtrace'].version; } catch (e) { /* unknown */ }
+    return {
+      url: typeof location !== 'undefined' ? String(location.href).slice(0, 4096) : '',
+      title: typeof document !== 'undefined' ? String(document.title).slice(0, 512) : '',
+      threads: threads, version: version.slice(0, 64), suspended: !!(server && server.suspended), sessions: list.slice(0, 256),
+    };
+  }
+
+  function toWorker(m) {
+    if (server) server.worker.postMessage(m);
+  }
+
+  function stream(s) {
+    s._streamed = true;
+    var ptr = 0;
+    try { ptr = s.id >= 0 ? c('wt_js_session_stream')(s.id) : 0; } catch (e) { ptr = 0; }
+    if (ptr) server.streamed[s.id] = { s: s, last: s.state };
+    return ptr;
+  }
+
+  function startRemote(m) {
+    var config = remoteConfig(m.config);
+    if (!runtimeInitialized) {
+      // Suspended, or not started yet: the constructors have not read the
+      // config, so the session joins the startup sessions and starts before
+      // main(). Its id is its place in the config (startup ids are given in
+      // order from 0).
+      var blob = server.config.blob;
+      var count = Array.isArray(blob.sessions) ? blob.sessions.length : 0;
+      var id = count + server.queued.length;
+      server.queued.push({ id: id, config: config });
+      var merged = {};
+      for (var k in blob) merged[k] = blob[k];
+      merged.sessions = (Array.isArray(blob.sessions) ? blob.sessions : []).concat(server.queued.map(function (q) { return q.config; }));
+      Module['wasmtraceConfig'] = merged;
+      toWorker({ cmd: 'reply', msg: { type: 'started', req: m.req, session: { id: id, name: config.name, state: 'starting',
+        error: null, output: config.output, stream: true } } });
+      return;
+    }
+    var s = Module['wasmtrace'].startSession(config);
+    var ptr = s.state === 'failed' ? 0 : stream(s);
+    var info = sessionInfo(s);
+    if (!ptr && s.state !== 'failed') {
+      info.stream = false;
+      info.error = 'no memory for the stream buffer: the session records to the page VFS only (' + s.output + ')';
+    }
+    toWorker({ cmd: 'reply', msg: { type: 'started', req: m.req, session: info } });
+    if (ptr) toWorker({ cmd: 'stream', sid: s.id, ptr: ptr }); // (after the reply: the router learns the id first)
+  }
+
+  function resume(why) {
+    if (!server.suspended) return 0;
+    server.suspended = false;
+    clearTimeout(server.suspendTimer);
+    var waited = Date.now() - server.suspendedAt;
+    if (why) console.warn('wasmtrace: ' + why);
+    removeRunDependency('wasmtrace-server-suspend');
+    return waited;
+  }
+
+  function onCommand(m) {
+    var req = typeof m.req === 'number' ? m.req : -1;
+    try {
+      if (dead()) throw new Error(dead());
+      if (m.type === 'start') {
+        startRemote(m);
+      } else if (m.type === 'resume') {
+        var waited = resume(null);
+        toWorker({ cmd: 'reply', msg: { type: 'resumed', req: req, waited: waited } });
+      } else if (m.type === 'stop') {
+        var s = typeof m.session === 'number' && sessions[m.session];
+        if (!s) throw new Error('no session ' + m.session + ' in this page');
+        s.stop().catch(function () { /* its state says why */ });
+        toWorker({ cmd: 'reply', msg: { type: 'stopping', req: req, session: s.id } });
+      }
+    } catch (e) {
+      toWorker({ cmd: 'reply', msg: { type: 'error', req: req, code: 'page-error', message: messageOf(e) } });
+    }
+  }
+
+  // State changes of streamed sessions (polled with the pump): each one
+  // reaches the tool as a `session` frame.
+  function watchStreamed() {
+    if (!server || !runtimeInitialized) return;
+    for (var id in server.streamed) {
+      var e = server.streamed[id], state = e.s.state;
+      if (state === e.last) continue;
+      e.last = state;
+      toWorker({ cmd: 'reply', msg: { type: 'session', session: sessionInfo(e.s) } });
+      if (state === 'stopped' || state === 'failed') {
+        toWorker({ cmd: 'ended', sid: e.s.id, state: state });
+        delete server.streamed[id];
+      }
+    }
+  }
+
+  function startServer() {
+    if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) return; // browsers only
+    var r = serverConfig();
+    if (!r) return;
+    if (r.error) {
+      serverError = r.error; // the C parser prints the same message once, before main()
+      return;
+    }
+    if (typeof Worker === 'undefined' || typeof Blob === 'undefined' || typeof wasmMemory === 'undefined') {
+      serverError = 'server: this page cannot run a Worker on the shared memory; not connecting';
+      console.error('wasmtrace: ' + serverError);
+      return;
+    }
+    var worker;
+    try {
+      var url = URL.createObjectURL(new Blob(['(' + wasmtraceStreamer.toString() + ')()'], { type: 'text/javascript' }));
+      worker = new Worker(url, { name: 'wasmtrace-server' });
+    } catch (e) {
+      serverError = 'server: cannot start its Worker: ' + messageOf(e);
+      console.error('wasmtrace: ' + serverError);
+      return;
+    }
+    server = { config: r.config, worker: worker, state: 'connecting', error: null, suspended: false, queued: [], streamed: {} };
+    worker.onmessage = function (e) {
+      var m = e.data;
+      if (m.cmd === 'command') onCommand(m.msg);
+      else if (m.cmd === 'state') {
+        server.state = m.state;
+        server.error = m.error || null;
+      }
+    };
+    if (r.config.suspend) {
+      // Holds the constructors (the startup sessions' start) and main();
+      // this thread stays free: it is a run dependency, not a wait.
+      server.suspended = true;
+      server.suspendedAt = Date.now();
+      addRunDependency('wasmtrace-server-suspend');
+      server.suspendTimer = setTimeout(function () {
+        resume('no tool resumed the page within ' + r.config.suspendTimeoutMs + ' ms (server.suspendTimeoutMs): ' +
+          'starting without one (' + (server.state === 'connected' ? 'connected to ' : 'no connection to ') + r.config.url + ')');
+      }, r.config.suspendTimeoutMs);
+    }
+    worker.postMessage({ cmd: 'init', config: { url: r.config.url, connectUrl: r.config.connectUrl, reconnectMs: r.config.reconnectMs },
+      memory: wasmMemory, info: pageInfo() });
+  }
+
+  // Before main(): the sessions a tool queued while the page was held
+  // start with the startup ones; tell the Worker where their rings are.
+  var appOnInit2 = Module['onRuntimeInitialized'];
+  Module['onRuntimeInitialized'] = function () {
+    if (server) {
+      try {
+        for (var i = 0; i < server.queued.length; i++) {
+          var q = server.queued[i];
+          var s = session(q.id);
+          if (s.name !== q.config.name) continue; // the config was rejected: nothing started
+          var ptr = stream(s);
+          if (ptr) toWorker({ cmd: 'stream', sid: q.id, ptr: ptr });
+          else toWorker({ cmd: 'ended', sid: q.id, state: 'failed', never: true });
+        }
+        server.queued = [];
+        toWorker({ cmd: 'info', info: pageInfo() });
+      } catch (e) {
+        // Never in the way of the app's start.
+      }
+    }
+    if (typeof appOnInit2 === 'function') return appOnInit2.apply(this, arguments);
+  };
+  // The page's hello, kept current for the router's list: threads and
+  // session states, checked every second.
+  var lastInfo = '', infoTicks = 0;
+  var watcher = setInterval(function () {
+    try {
+      watchStreamed();
+      if (server && runtimeInitialized && ++infoTicks * PUMP_INTERVAL_MS >= 1000) {
+        infoTicks = 0;
+        var info = pageInfo();
+        var key = info.threads + ' ' + info.suspended + ' ' + info.sessions.map(function (x) { return x.id + x.state; }).join();
+        if (key !== lastInfo) {
+          lastInfo = key;
+          toWorker({ cmd: 'info', info: info });
+        }
+      }
+    } catch (e) { /* next time */ }
+  }, PUMP_INTERVAL_MS);
+  if (watcher && typeof watcher.unref === 'function') watcher.unref();
+  startServer();
 })();

@@ -71,6 +71,25 @@ report: prints the top functions by self and total time of each thread.
     --top <n>                rows per table (default 10)
     --thread <name>          only this thread
 
+diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
+  wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
+      the router pages with a "server" config connect to; prints each page
+      that connects and disconnects; runs until Ctrl-C. Pages from loopback
+      origins are allowed, others only with --allow-origin (repeatable, '*'
+      for all); --token (or $WASMTRACE_TOKEN) is then required of pages and
+      tools alike.
+  wasmtrace pages                        the connected pages
+  wasmtrace collect <page id | --first> [--resume] [--duration D] [-o dir]
+      starts a session on the page (presets --config/--interval/--format
+      as for record) and streams its trace into a file under --out while
+      it records; stops after --duration, on Ctrl-C, or when the session
+      ends by itself (durationMs); prints the summary
+  wasmtrace resume <page id | --first>   lets a suspended page start
+  wasmtrace serve --once --duration D [presets] [-o dir]
+      CI: a router, the first page that connects, resumed, collected for D
+    --server <ws://host:port> the router tools use (default $WASMTRACE_SERVER,
+                             else ws://127.0.0.1:9777)
+
 Durations: 5s, 500ms, 250us, 2m; a bare number is milliseconds.
 `;
 
@@ -524,7 +543,48 @@ function report(positionals, v, io) {
   return 0;
 }
 
+// The diagnostic server's commands (lib/remote.mjs; imported here only:
+// it needs `ws`, and --help, --version and report work without node_modules).
+async function remote(command, rest, v, io) {
+  let mod;
+  try {
+    mod = await import('./remote.mjs');
+  } catch (e) {
+    throw new Error(`${command} needs the WebSocket library ws (npm install): ${e.message.split('\n')[0]}`);
+  }
+  const { collectCommand, onceCommand, pagesCommand, resumeCommand, serveCommand } = mod;
+  const collectOpts = () => {
+    const config = buildConfig(v) ?? { sessions: [{}] };
+    if (v.config === undefined) config.sessions[0].name = 'remote'; // presets only
+    // The tool decides when to stop, unless --startup asked for a durationMs.
+    if (v.startup === undefined) for (const s of config.sessions) delete s.durationMs;
+    const durationMs = v.duration !== undefined ? parseDuration(v.duration, '--duration') : undefined;
+    return { config, durationMs, summarize: (r) => summarizeSession(r, { top: v.top !== undefined ? Number(v.top) : 5 }) };
+  };
+  if (command === 'serve' && v.once) {
+    if (v.duration === undefined && v.startup === undefined) throw new UsageError('serve --once: give --duration (or --startup)');
+    return onceCommand(v, io, collectOpts());
+  }
+  if (command === 'serve') {
+    const router = await serveCommand(v, io);
+    await new Promise((r) => process.once('SIGINT', r));
+    await router.close();
+    return 0;
+  }
+  if (command === 'pages') return pagesCommand(v, io);
+  if (command === 'resume') return resumeCommand(rest, v, io);
+  return collectCommand(rest, v, io, collectOpts());
+}
+
 const OPTIONS = {
+  // serve, pages, collect, resume
+  host: { type: 'string' },
+  token: { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  server: { type: 'string' },
+  first: { type: 'boolean' },
+  resume: { type: 'boolean' },
+  once: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   // record
@@ -575,7 +635,8 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
   try {
     if (command === 'record') return await record(rest, v, io);
     if (command === 'report') return report(rest, v, io);
-    throw new UsageError(`unknown command '${command}' (record, report)`);
+    if (['serve', 'pages', 'collect', 'resume'].includes(command)) return await remote(command, rest, v, io);
+    throw new UsageError(`unknown command '${command}' (record, report, serve, pages, collect, resume)`);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);

@@ -45,6 +45,9 @@ TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/limits.test.mjs tests/browser/shim.test.mjs tests/browser/outputs.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/waiting.test.mjs tests/browser/moving.test.mjs
   tests/browser/clones.test.mjs)
+# The diagnostic server (serve): its Worker reads Emscripten's wasmMemory and
+# suspend holds startup with a run dependency.
+TOOLCHAIN_TESTS+=(tests/browser/serve.test.mjs)
 # Native unit tests as wasm, then the toolchain tests, on one wasm tree.
 toolchain_tests() {
   local dir=$1

@@ -36,6 +36,9 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   s->config = *config;
   s->host = &session_host;
   s->start_us = wt_platform_now_us();
+  /* Without memory for its stream the session still records (to the VFS);
+   * the shim tells the tool (wt_js_session_stream returns 0). */
+  if (config->stream && (!error || !error[0])) s->stream = wt_stream_new();
   pthread_mutex_lock(&wt_rt.mutex);
   int id = atomic_load_explicit(&wt_rt.session_count, memory_order_relaxed);
   if (id >= WT_MAX_SESSION_IDS - 1) {
@@ -50,10 +53,13 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
                "(stopped and failed ones included) and starts no more; reload the page to record again",
                last);
       s->id = last;
+      if (s->stream) wt_stream_free(s->stream);
+      s->stream = NULL;
       atomic_store(&s->state, WT_SESSION_FAILED);
       wt_rt.sessions[last] = s;
       atomic_store_explicit(&wt_rt.session_count, last + 1, memory_order_release);
     } else {
+      if (s->stream) wt_stream_free(s->stream);
       wt_mem_free(s);
     }
     pthread_mutex_unlock(&wt_rt.mutex);

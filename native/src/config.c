@@ -224,7 +224,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
   static const char *const keys[] = {"name",        "output",     "format",     "compression",
                                      "compressionLevel", "sampling", "categories", "durationMs",
                                      "maxBufferKB", "whenFull",   "counters",   "overwrite",
-                                     NULL};
+                                     "stream",      NULL};
   char sub[160];
   if (!cJSON_IsObject(obj)) {
     fail(err, cap, path, "expected an object, got %s", type_name(obj));
@@ -305,6 +305,14 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
       return 0;
     }
     c->overwrite = cJSON_IsTrue(v);
+  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "stream"))) {
+    snprintf(sub, sizeof sub, "%s.stream", path);
+    if (!cJSON_IsBool(v)) {
+      fail(err, cap, sub, "expected true or false, got %s", type_name(v));
+      return 0;
+    }
+    c->stream = cJSON_IsTrue(v);
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "sampling")) &&
       !parse_switch(v, path, "sampling", "intervalUs", 50, 1000000, &c->sampling, &c->interval_us,
@@ -519,6 +527,65 @@ static cJSON *parse_text(const char *json, size_t len, parse_ctx *ctx, char *err
   return NULL;
 }
 
+/* The "server" object: the same rules as js/wasmtrace_post.js's
+ * serverConfig (the shim acts on it before this parser runs). */
+static int parse_server(const cJSON *obj, wt_server_config *c, const parse_ctx *ctx, char *err,
+                        size_t cap) {
+  static const char *const keys[] = {"url", "suspend", "suspendTimeoutMs", "token", "reconnectMs",
+                                     NULL};
+  const cJSON *v;
+  c->suspend_timeout_ms = 10000;
+  c->reconnect_ms = 2000;
+  if (!cJSON_IsObject(obj)) {
+    fail(err, cap, "server", "expected an object, got %s", type_name(obj));
+    return 0;
+  }
+  if (!check_keys(obj, "server", keys, ctx, err, cap)) return 0;
+  v = cJSON_GetObjectItemCaseSensitive(obj, "url");
+  if (!v) {
+    fail(err, cap, "server.url", "missing (expected the router's ws:// or wss:// URL)");
+    return 0;
+  }
+  if (!get_string(v, "server.url", c->url, sizeof c->url, WT_SERVER_URL_CHARS, ctx, err, cap))
+    return 0;
+  if (strncmp(c->url, "ws://", 5) != 0 && strncmp(c->url, "wss://", 6) != 0) {
+    fail(err, cap, "server.url", "expected a ws:// or wss:// URL, got \"%.80s\"", c->url);
+    return 0;
+  }
+  for (const unsigned char *p = (const unsigned char *)c->url; *p; p++) {
+    if (*p <= ' ' || *p == 0x7f) {
+      fail(err, cap, "server.url", "contains a space or control character");
+      return 0;
+    }
+  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "suspend"))) {
+    if (!cJSON_IsBool(v)) {
+      fail(err, cap, "server.suspend", "expected true or false, got %s", type_name(v));
+      return 0;
+    }
+    c->suspend = cJSON_IsTrue(v);
+  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "suspendTimeoutMs")) &&
+      !get_uint(v, "server.suspendTimeoutMs", 0, 600000, &c->suspend_timeout_ms, err, cap))
+    return 0;
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "reconnectMs")) &&
+      !get_uint(v, "server.reconnectMs", 0, 600000, &c->reconnect_ms, err, cap))
+    return 0;
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "token"))) {
+    if (!get_string(v, "server.token", c->token, sizeof c->token, WT_SERVER_TOKEN_CHARS, ctx, err,
+                    cap))
+      return 0;
+    for (const char *p = c->token; *p; p++) {
+      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '_' || *p == '.' || *p == '~')) {
+        fail(err, cap, "server.token", "may contain only letters, digits, '-', '_', '.' and '~'");
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *err,
                           size_t errcap) {
   memset(out, 0, sizeof *out);
@@ -527,7 +594,8 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
   cJSON *root = parse_text(json, len, &ctx, err, errcap);
   if (!root) return WT_ERR_CONFIG;
   wt_status status = WT_ERR_CONFIG;
-  static const char *const keys[] = {"$schema", "version", "sessions", NULL};
+  static const char *const keys[] = {"$schema", "version", "sessions", "server", NULL};
+  cJSON no_sessions = {.type = cJSON_Array};
   const cJSON *v;
   if (!cJSON_IsObject(root)) {
     fail(err, errcap, "config", "expected an object, got %s", type_name(root));
@@ -544,6 +612,8 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
     if (!get_uint(v, "config.version", 1, 1, &version, err, errcap)) goto done;
   }
   v = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+  /* A page that only wants the diagnostic server needs no sessions. */
+  if (!v && cJSON_GetObjectItemCaseSensitive(root, "server")) v = &no_sessions;
   if (!v) {
     fail(err, errcap, "config.sessions", "missing (expected an array of session objects)");
     goto done;
@@ -570,6 +640,11 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
     e->valid = parse_session_obj(s, path, &e->config, &ctx, e->error, sizeof e->error);
   }
   out->count = i;
+  if ((v = cJSON_GetObjectItemCaseSensitive(root, "server"))) {
+    out->server.present = 1;
+    out->server.valid = parse_server(v, &out->server, &ctx, out->server.error,
+                                     sizeof out->server.error);
+  }
   /* Two sessions writing one file would corrupt both. */
   for (int a = 0; a < out->count; a++) {
     for (int b = 0; b < a; b++) {
@@ -670,5 +745,14 @@ void wt_config_restrict_untrusted(wt_config *c, const char *source) {
            e->config.output, source);
       e->valid = 0;
     }
+  }
+  /* A link must not send the page's traces to a server of its choosing
+   * (the shim refuses it too). */
+  if (c->server.present && c->server.valid) {
+    c->server.valid = 0;
+    fail(c->server.error, sizeof c->server.error, "server",
+         "not allowed in a config from %s (anyone can set it): only the app's own config "
+         "may name a server",
+         source);
   }
 }

@@ -43,6 +43,7 @@ typedef struct wt_session_config {
   int counters;         /* 1: built-in counters (default) */
   uint32_t counter_interval_ms;
   wt_when_full when_full;
+  int stream;           /* 1: a copy of the output goes to the diagnostic server (stream.h) */
   int category_count;
   char categories[WT_MAX_CATEGORIES][WT_CATEGORY_MAX];
 } wt_session_config;
@@ -54,9 +55,27 @@ typedef struct wt_config_entry {
   char error[WT_ERROR_MAX];
 } wt_config_entry;
 
+#define WT_SERVER_URL_CHARS 2047
+#define WT_SERVER_TOKEN_CHARS 256
+
+/* The top-level "server" object (docs/PROTOCOL.md): read by the JS shim,
+ * which owns the connection; parsed here too so that a bad one gets the
+ * same key-path message as a bad session, printed once. */
+typedef struct wt_server_config {
+  int present; /* the blob has a "server" key */
+  int valid;   /* 0: `error` says why; the page does not connect */
+  char error[WT_ERROR_MAX];
+  char url[WT_SERVER_URL_CHARS + 1];
+  int suspend;
+  uint32_t suspend_timeout_ms;
+  char token[WT_SERVER_TOKEN_CHARS + 1];
+  uint32_t reconnect_ms; /* 0: never reconnect */
+} wt_server_config;
+
 typedef struct wt_config {
   int count;
   wt_config_entry sessions[WT_MAX_SESSIONS];
+  wt_server_config server;
 } wt_config;
 
 /* Fills *c with defaults for a session called `name`. */

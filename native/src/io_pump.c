@@ -35,11 +35,21 @@ static int output_damaged(wt_session *s, char *why, size_t cap) {
                             cap);
 }
 
+/* Main thread: frees a session's stream ring once the worker closed it
+ * and the JS reader is done with it (stream.h). */
+static void release_stream(wt_session *s) {
+  if (s->stream && wt_stream_finished(s->stream)) {
+    wt_stream_free(s->stream);
+    s->stream = NULL;
+  }
+}
+
 size_t wt_io_pump(void) {
   size_t total = 0;
   int n = wt_session_count();
   for (int i = 0; i < n; i++) {
     wt_session *s = wt_rt.sessions[i];
+    release_stream(s);
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st == WT_SESSION_FAILED) {
       release_failed_output(s);

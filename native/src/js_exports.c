@@ -8,6 +8,7 @@
 #include "config.h"
 #include "mem.h"
 #include "platform.h"
+#include "registry.h"
 #include "session.h"
 #include "startup.h"
 
@@ -47,6 +48,16 @@ WT_I_EXPORT int wt_js_session_format(int id) {
   wt_session *s = wt_session_get(id);
   return s ? (int)s->config.format : 0;
 }
+
+/* The session's stream ring (stream.h) for the diagnostic server's JS
+ * reader, or 0 (not streamed, or no memory for it). Main thread. */
+WT_I_EXPORT void *wt_js_session_stream(int id) {
+  wt_session *s = wt_session_get(id);
+  return s ? s->stream : NULL;
+}
+
+/* Threads registered so far (the diagnostic server's hello). */
+WT_I_EXPORT int wt_js_thread_count(void) { return (int)wt_registry_count(); }
 
 WT_I_EXPORT int wt_js_session_gzip(int id) {
   wt_session *s = wt_session_get(id);

@@ -72,6 +72,9 @@ static void enqueue_current(wt_outq *q) {
   wt_block *b = q->current;
   if (!b || b->len == 0) return;
   q->current = NULL;
+  /* Before the block is published: once the consumer has it, it may come
+   * back as a spare and be refilled. */
+  if (q->tee) wt_stream_put(q->tee, b->data, b->len);
   atomic_fetch_add_explicit(&q->blocks_queued, 1, memory_order_relaxed);
   atomic_store_explicit(&q->tail->next, b, memory_order_release);
   q->tail = b;
@@ -113,6 +116,7 @@ static wt_status q_close(wt_sink *sink) {
 
 void wt_outq_finish(wt_outq *q) {
   enqueue_current(q);
+  if (q->tee) wt_stream_close(q->tee);
   atomic_store_explicit(&q->closed, 1, memory_order_release);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sink.h"
+#include "stream.h"
 
 #define WT_BLOCK_SIZE_MAX (64 * 1024)
 #define WT_BLOCK_SIZE_MIN 1024
@@ -37,6 +38,9 @@ typedef struct wt_outq {
    * back so far. Returns 1 to keep waiting. Set by the owner after init. */
   int (*on_no_memory)(void *owner, int waited);
   void *owner;
+  /* Producer side, optional: every queued block is copied here too (the
+   * diagnostic server's stream, stream.h), and closed with the queue. */
+  wt_stream *tee;
 } wt_outq;
 
 /* block_size is clamped to [WT_BLOCK_SIZE_MIN, WT_BLOCK_SIZE_MAX]. Takes

@@ -100,6 +100,11 @@ struct wt_session {
   _Atomic int output_ready; /* `out` is set up (release); the pump may use it */
   wt_outq out;
 
+  /* The diagnostic server's copy of the output (config.stream), or NULL: set
+   * at creation, fed by the worker through out.tee, read by JS, freed by
+   * the main thread (wt_io_pump) once both sides are done with it. */
+  wt_stream *stream;
+
   /* --- main-thread-private ------------------------------------------------ */
   FILE *file;
   int out_freed;            /* the output queue was freed */

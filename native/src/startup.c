@@ -37,6 +37,14 @@ void wt_runtime_start_from_config(void) {
     /* Anyone can send a link: such a config writes only under
      * WT_OUTPUT_DIR and never overwrites (docs/GUIDE.md). */
     if (source.untrusted) wt_config_restrict_untrusted(config, source.name);
+    /* The shim already refused to connect (it checks the same rules); this
+     * is the one line that says why. */
+    if (config->server.present && !config->server.valid) {
+      char line[WT_ERROR_MAX * 2];
+      snprintf(line, sizeof line, "config error: %s (from %s); the page does not connect to a server",
+               config->server.error, source.name);
+      wt_platform_log_error(line);
+    }
     /* The worker adopts none of them until all are in the table, so that
      * they start in one iteration and share their first tick (worker.c).
      * hold_seq is odd from before the first session is published (the

@@ -55,6 +55,7 @@
 #include "platform.h"
 #include "registry.h"
 #include "runtime.h"
+#include "server.h"
 
 #define IDLE_SLEEP_US 20000.0     /* when no session samples */
 #define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline */
@@ -669,6 +670,7 @@ void *wt_worker_main(void *arg) {
     int whole = !(hold & 1) && atomic_load_explicit(&wt_rt.hold_seq, memory_order_acquire) == hold;
 
     adopt_phase(nsessions, now, whole);
+    wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
     double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
       stop_phase(nsessions, t);

@@ -18,5 +18,14 @@ test('the README config table lists exactly the schema keys of a session', () =>
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Config reference'), readme.indexOf('## JS API'));
   const rows = [...section.matchAll(/^\| `([A-Za-z.]+)` \|/gm)].map((m) => m[1]);
+  assert.deepEqual([...rows].filter((r) => !r.startsWith('server.')).sort(), [...keys].sort());
+});
+
+test('the README config table lists exactly the schema keys of the server object', () => {
+  const schema = JSON.parse(readFileSync(join(root, 'config/wasmtrace.schema.json'), 'utf8'));
+  const keys = Object.keys(schema.properties.server.properties).map((k) => `server.${k}`);
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Config reference'), readme.indexOf('## Live: `wasmtrace serve`'));
+  const rows = [...section.matchAll(/^\| `(server\.[A-Za-z]+)` \|/gm)].map((m) => m[1]);
   assert.deepEqual([...rows].sort(), [...keys].sort());
 });

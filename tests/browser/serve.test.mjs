@@ -1,0 +1,376 @@
+// The diagnostic server end to end (docs/PROTOCOL.md): the sample app in
+// headless Chromium with a `server` config, a real router on 127.0.0.1
+// (lib/router.mjs) and real tools (lib/tool.mjs). What is checked: suspend
+// holds main() until a tool resumes it, a tool's session streams the very
+// bytes of the VFS file (read back by the real readers), the stream keeps
+// flowing while the page's main thread is blocked, and every fault (tool
+// killed, page closed, router late or absent, bad config) leaves the page
+// and its sessions alone.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { constants, gunzipSync } from 'node:zlib';
+import { launch } from '../../lib/browser.mjs';
+import { serve } from '../../lib/serve.mjs';
+import { startRouter } from '../../lib/router.mjs';
+import { connectTool, streamToFile } from '../../lib/tool.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
+import { importWithDevTools } from '../lib/devtools.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-serve-e2e-'));
+const site = join(tmp, 'site');
+const READY = 'window.sampleStartupComplete === true';
+
+// A cut gzip stream decompressed as far as it goes (its last flush point).
+function gunzipPrefix(bytes) {
+  return gunzipSync(bytes, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(fn, what, ms = 30000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('wasmtrace serve with pages in headless Chromium', () => {
+  let http, browser, router;
+  before(async () => {
+    mkdirSync(site, { recursive: true });
+    for (const f of ['startup.js', 'startup.wasm', 'startup.worker.js']) {
+      try {
+        copyFileSync(join(wasmBuildDir, 'samples/startup', f), join(site, f));
+      } catch (e) {
+        if (f !== 'startup.worker.js') throw e; // (3.1.58+ has no worker.js)
+      }
+    }
+    copyFileSync(join(root, 'tests/serve/index.html'), join(site, 'index.html'));
+    http = await serve(site);
+    browser = await launch();
+    router = await startRouter();
+  });
+  after(async () => {
+    await browser?.close();
+    await http?.close();
+    await router?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // Each page gets its own URL (&n=), by which a tool finds it in the list.
+  let pageNo = 0;
+  async function openPage(config) {
+    const page = await browser.newPage();
+    const lines = [];
+    page.on('console', (m) => lines.push(`[${m.type()}] ${m.text()}`));
+    await page.goto(`${http.url}index.html?n=${++pageNo}&cfg=${encodeURIComponent(JSON.stringify(config))}`);
+    return { page, lines };
+  }
+
+  // The VFS copy of session `id`, once stopped.
+  async function vfsBytes(page, id) {
+    return Buffer.from(await page.evaluate(async (sid) => {
+      const s = Module.wasmtrace.getSession(sid);
+      await s.stop();
+      return Array.from(s.getTraceBytes());
+    }, id));
+  }
+
+  test('suspend holds main() until a tool resumes it; the streamed session starts before main() and its file equals the VFS copy', async () => {
+    const tool = await connectTool(router.url);
+    const startP = tool.request({ type: 'start', page: 'first', config: { name: 'remote', sampling: { intervalUs: 1000 } } });
+    const { page } = await openPage({ server: { url: router.url, suspend: true, suspendTimeoutMs: 60000 } });
+    const started = await startP;
+    assert.equal(started.session.name, 'remote');
+    const { pages } = await tool.request({ type: 'list' });
+    assert.equal(pages.find((p) => p.id === started.page).suspended, true);
+    // Held: main() has not run, yet the page's main thread answers.
+    await sleep(300);
+    assert.deepEqual(await page.evaluate(() => ({ mainRan: Module.mainStartMs !== undefined, timersRun: window.pageTicks > 5 })),
+      { mainRan: false, timersRun: true });
+    const file = join(tmp, 'suspended.json.gz');
+    const done = streamToFile(tool, started, file);
+    const resumed = await tool.request({ type: 'resume', page: started.page });
+    assert.ok(resumed.waited >= 300);
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    await tool.request({ type: 'stop', page: started.page, session: started.session.id });
+    const r = await done;
+    assert.equal(r.complete, true, r.error);
+    const streamed = readFileSync(file);
+    const vfs = await vfsBytes(page, started.session.id);
+    assert.ok(streamed.equals(vfs), `streamed ${streamed.length} bytes, VFS ${vfs.length}`);
+    const events = parseTrace(streamed);
+    const a = analyzeTrace(events);
+    const main = a.threads.find((t) => t.name === 'main');
+    assert.ok(main, `threads: ${a.threads.map((t) => t.name)}`);
+    const mainStartMs = await page.evaluate(() => Module.mainStartMs);
+    const first = Math.min(...a.threads.filter((t) => t.samples.length).map((t) => t.samples[0].ts)) / 1000;
+    assert.ok(first <= mainStartMs, `first sample ${first} ms, main() at ${mainStartMs} ms`);
+    const dt = await importWithDevTools(events);
+    assert.ok(dt.threads.some((t) => t.name === 'main'), `DevTools threads: ${dt.threads.map((t) => t.name)}`);
+    tool.close();
+    await page.close();
+  });
+
+  test('a tool streams from an already running page while its main thread spins for 3 s', async (t) => {
+    const { page } = await openPage({ server: { url: router.url } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const tool = await connectTool(router.url);
+    const url = await page.evaluate(() => location.href);
+    const pageId = await until(async () => (await tool.request({ type: 'list' })).pages.find((p) => p.url === url)?.id, 'the page');
+    const started = await tool.request({ type: 'start', page: pageId, config: { name: 'busy', sampling: { intervalUs: 1000 } } });
+    const file = join(tmp, 'busy.json.gz');
+    const done = streamToFile(tool, started, file);
+    await sleep(500);
+    const spin = await page.evaluate(() => {
+      const t0 = performance.timeOrigin + performance.now();
+      let x = 0;
+      while (performance.timeOrigin + performance.now() - t0 < 3000) x++;
+      return { t0, t1: performance.timeOrigin + performance.now(), x };
+    });
+    await tool.request({ type: 'stop', page: pageId, session: started.session.id });
+    const r = await done;
+    assert.equal(r.complete, true, r.error);
+    // times[i] is when frame i (sequence number i) was written to the file.
+    const inside = r.times.map((at, seq) => ({ at, seq, bytes: r.sizes[seq] })).filter((f) => f.at > spin.t0 + 200 && f.at < spin.t1 - 50);
+    t.diagnostic(`during the 3 s spin the tool wrote ${inside.length} of ${r.frames} frames ` +
+      `(${inside.reduce((n, f) => n + f.bytes, 0)} bytes), sequence ${inside[0]?.seq}..${inside.at(-1)?.seq}`);
+    assert.ok(inside.length >= 2, `frames written during the 3 s spin: ${inside.length} of ${r.frames} ` +
+      `(spin ${spin.t0.toFixed(0)}..${spin.t1.toFixed(0)}, frames at ${r.times.map((t) => (t - spin.t0).toFixed(0)).join(' ')})`);
+    const vfs = await vfsBytes(page, started.session.id);
+    assert.ok(readFileSync(file).equals(vfs), 'the streamed file equals the VFS copy');
+    // The frames are the trace: it reads back, with samples taken during the spin.
+    const origin = await page.evaluate(() => performance.timeOrigin);
+    const a = analyzeTrace(parseTrace(vfs));
+    const during = a.threads.flatMap((t) => t.samples).filter((x) => x.ts / 1000 + origin > spin.t0 && x.ts / 1000 + origin < spin.t1);
+    assert.ok(during.length > 0, 'samples taken during the spin');
+    tool.close();
+    await page.close();
+  });
+  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed)', async () => {
+    const { page } = await openPage({ server: { url: router.url } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const href = await page.evaluate(() => location.href);
+    const tool = await connectTool(router.url);
+    const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+    const started = await tool.request({ type: 'start', page: id, config: { name: 'stopme' } });
+    const file = join(tmp, 'stopme.json.gz');
+    const done = streamToFile(tool, started, file);
+    const spinning = page.evaluate(() => {
+      const t0 = performance.timeOrigin + performance.now();
+      while (performance.timeOrigin + performance.now() - t0 < 3000);
+      return { t0, t1: performance.timeOrigin + performance.now() };
+    });
+    await sleep(800);
+    const stopping = await tool.request({ type: 'stop', page: id, session: started.session.id });
+    assert.equal(stopping.session, started.session.id);
+    const r = await done;
+    const endedAt = performance.timeOrigin + performance.now();
+    const spin = await spinning;
+    assert.equal(r.complete, true, r.error);
+    assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
+    const streamed = readFileSync(file);
+    assert.ok(analyzeTrace(parseTrace(streamed)).threads.length >= 1);
+    assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file equals the VFS copy');
+    tool.close();
+    await page.close();
+  });
+
+  test('two pages and two tools at once: each tool gets its own page\'s trace, whole', async () => {
+    const [a, b] = [await openPage({ server: { url: router.url } }), await openPage({ server: { url: router.url } })];
+    for (const p of [a, b]) await p.page.waitForFunction(READY, null, { timeout: 60000 });
+    const [t1, t2] = [await connectTool(router.url), await connectTool(router.url)];
+    const ids = [];
+    for (const p of [a, b]) {
+      const href = await p.page.evaluate(() => location.href);
+      ids.push(await until(async () => (await t1.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'a page'));
+    }
+    const s1 = await t1.request({ type: 'start', page: ids[0], config: { name: 'one' } });
+    const s2 = await t2.request({ type: 'start', page: ids[1], config: { name: 'two' } });
+    const d1 = streamToFile(t1, s1, join(tmp, 'one.json.gz'));
+    const d2 = streamToFile(t2, s2, join(tmp, 'two.json.gz'));
+    await sleep(500);
+    await t1.request({ type: 'stop', page: ids[0], session: s1.session.id });
+    await t2.request({ type: 'stop', page: ids[1], session: s2.session.id });
+    const [r1, r2] = [await d1, await d2];
+    assert.ok(r1.complete && r2.complete, `${r1.error} ${r2.error}`);
+    assert.ok(readFileSync(join(tmp, 'one.json.gz')).equals(await vfsBytes(a.page, s1.session.id)));
+    assert.ok(readFileSync(join(tmp, 'two.json.gz')).equals(await vfsBytes(b.page, s2.session.id)));
+    t1.close();
+    t2.close();
+    await a.page.close();
+    await b.page.close();
+  });
+
+  test('a tool killed mid-stream: the page and its session go on, and the VFS copy is complete', async () => {
+    const { page } = await openPage({ server: { url: router.url } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const href = await page.evaluate(() => location.href);
+    const tool = await connectTool(router.url);
+    const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+    const s = await tool.request({ type: 'start', page: id, config: { name: 'orphan' } });
+    await sleep(300);
+    tool.terminate();
+    await sleep(500);
+    assert.equal(await page.evaluate((sid) => Module.wasmtrace.getSession(sid).state, s.session.id), 'running');
+    const vfs = await vfsBytes(page, s.session.id);
+    const a = analyzeTrace(parseTrace(vfs));
+    assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+    // Still connected: another tool sees it.
+    const other = await connectTool(router.url);
+    assert.ok((await other.request({ type: 'list' })).pages.some((x) => x.id === id));
+    other.close();
+    await page.close();
+  });
+
+  test('a page closed mid-stream: the tool keeps a file that decompresses up to its last flush', async () => {
+    const { page } = await openPage({ server: { url: router.url } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const href = await page.evaluate(() => location.href);
+    const tool = await connectTool(router.url);
+    const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+    const s = await tool.request({ type: 'start', page: id, config: { name: 'cut', sampling: { intervalUs: 500 } } });
+    const file = join(tmp, 'cut.json.gz');
+    const done = streamToFile(tool, s, file);
+    await until(() => readFileSync(file).length > 0 || null, 'some bytes', 20000).catch(() => {});
+    await sleep(400);
+    await page.close();
+    const r = await done;
+    assert.equal(r.complete, false);
+    assert.match(r.error, /disconnected before its trace was complete/);
+    const text = gunzipPrefix(readFileSync(file));
+    assert.match(text, /^\s*[[{]/, 'the prefix is the start of the JSON trace');
+    assert.ok(text.length > 100);
+    tool.close();
+  });
+
+  test('a router that starts late: the page connects when it comes (reconnect)', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, reconnectMs: 200 } });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => Module.wasmtrace.server.state), 'disconnected');
+    const late = await startRouter({ port });
+    try {
+      const tool = await connectTool(late.url);
+      const pages = await until(async () => {
+        const l = (await tool.request({ type: 'list' })).pages;
+        return l.length ? l : null;
+      }, 'the page to connect');
+      assert.equal(pages.length, 1);
+      assert.equal(pages[0].url, await page.evaluate(() => location.href));
+      assert.equal(await page.evaluate(() => Module.wasmtrace.server.state), 'connected');
+      assert.deepEqual(pages[0].sessions, []);
+      tool.close();
+    } finally {
+      await page.close();
+      await late.close();
+    }
+  });
+
+  test('suspend with no router: startup goes on after suspendTimeoutMs, and the console says why', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const { page, lines } = await openPage({
+      server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 1500, reconnectMs: 0 },
+      sessions: [{ name: 'startup', durationMs: 2000 }],
+    });
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    assert.ok(lines.some((l) => /^\[warning\] wasmtrace: no tool resumed the page within 1500 ms \(server\.suspendTimeoutMs\): starting without one \(no connection to ws:\/\/127\.0\.0\.1:\d+\)$/.test(l)),
+      lines.join('\n'));
+    const state = await page.evaluate(() => Module.wasmtrace.getStartupSessions().map((s) => s.state).join());
+    assert.match(state, /^(running|stopping|stopped)$/);
+    await page.close();
+  });
+
+  test('bad server configs: the page does not connect, says why once, and runs its sessions', async () => {
+    const cases = [
+      [{ url: 'http://127.0.0.1:1' }, 'server.url: expected a ws:// or wss:// URL, got "http://127.0.0.1:1"'],
+      [{ url: 'ws://127.0.0.1:1', suspend: 'yes' }, 'server.suspend: expected true or false, got a string'],
+      [{ url: 'ws://127.0.0.1:1', suspendTimeoutMs: -5 }, 'server.suspendTimeoutMs: expected an integer from 0 to 600000, got -5'],
+      [{ url: 'ws://127.0.0.1:1', port: 1 }, 'server.port: unknown key (allowed: see config/wasmtrace.schema.json)'],
+      [{ suspend: true }, "server.url: missing (expected the router's ws:// or wss:// URL)"],
+      ['ws://127.0.0.1:1', 'server: expected an object, got a string'],
+      [{ url: 'ws://127.0.0.1:1', token: 'a b' }, "server.token: may contain only letters, digits, '-', '_', '.' and '~'"],
+    ];
+    for (const [server, message] of cases) {
+      const { page, lines } = await openPage({ server, sessions: [{ name: 'kept', durationMs: 1000 }] });
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      const got = await page.evaluate(() => ({ server: Module.wasmtrace.server, state: Module.wasmtrace.getStartupSessions()[0].state }));
+      assert.deepEqual(got.server, { url: null, state: 'off', suspended: false, error: message });
+      assert.match(got.state, /^(running|stopping|stopped)$/);
+      const said = lines.filter((l) => l.includes(message));
+      assert.equal(said.length, 1, `${message}: ${lines.join('\n')}`);
+      assert.match(said[0], /^\[error\] wasmtrace: config error: .* the page does not connect to a server$/);
+      await page.close();
+    }
+  });
+
+  test('a server named in the ?wasmtrace= URL parameter is refused (anyone can send a link)', async () => {
+    const page = await browser.newPage();
+    const lines = [];
+    page.on('console', (m) => lines.push(m.text()));
+    const cfg = { sessions: [{ name: 'linked', durationMs: 500 }], server: { url: router.url } };
+    await page.goto(`${http.url}index.html?wasmtrace=${encodeURIComponent(JSON.stringify(cfg))}`);
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => Module.wasmtrace.server), null);
+    assert.ok(lines.some((l) => /server: not allowed in a config from the 'wasmtrace' URL parameter/.test(l)), lines.join('\n'));
+    await page.close();
+  });
+
+  test('a page from an origin the router does not allow is refused', async () => {
+    // Loopback origins are allowed by default: this router allows only
+    // https://app.example, so the test page (http://127.0.0.1) is foreign.
+    const lines = [];
+    const strictLog = await startRouter({ allowOrigins: ['https://app.example'], loopbackOrigins: false, log: (l) => lines.push(l) });
+    try {
+      const { page } = await openPage({ server: { url: strictLog.url, reconnectMs: 0 } });
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      await until(() => lines.some((l) => /refused a page from http:\/\/127\.0\.0\.1:\d+: origin .* is not allowed/.test(l)), 'the refusal');
+      assert.deepEqual(strictLog.pages(), []);
+      assert.equal(await page.evaluate(() => Module.wasmtrace.server.state), 'disconnected');
+      await page.close();
+    } finally {
+      await strictLog.close();
+    }
+  });
+  test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'once');
+    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
+      '--duration', '1500ms', '--interval', '500us', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((r) => cli.on('exit', r));
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
+      const code = await exited;
+      assert.equal(code, 0, `${stdout}\n${stderr}`);
+      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+      assert.match(stdout, /top self functions, all threads/);
+      const file = join(out, 'server-1-remote.json.gz');
+      const a = analyzeTrace(parseTrace(readFileSync(file)));
+      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+      // Resumed: the page ran its startup.
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      await page.close();
+    } finally {
+      cli.kill();
+    }
+  });
+});
