@@ -152,7 +152,7 @@ export function browsersSection({ runs, ms, versions, data }, heading = '## 10. 
   for (const interval of RATES) {
     const k = `${1000 / interval} kHz, 1 busy thread`;
     rows.push(row(`sampler ${k}: achieved %`, (d) => sampler(d, interval, 'ratePct')));
-    rows.push(row(`sampler ${k}: lateness p50 ≤ / p99 ≤ µs`, (d) => `${sampler(d, interval, 'p50', 0)} / ${sampler(d, interval, 'p99', 0)}`));
+    rows.push(row(`sampler ${k}: lateness p50 / p99 µs (each tick, from the trace)`, (d) => `${sampler(d, interval, 'p50', 0)} / ${sampler(d, interval, 'p99', 0)}`));
     rows.push(row(`sampler ${k}: worker CPU %`, (d) => sampler(d, interval, 'workerCpuPct')));
   }
   rows.push(row("startup: wasmtrace's constructor to first sample, ms", (d) => cell(d.firstSampleMs)));

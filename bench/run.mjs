@@ -31,6 +31,8 @@
 //      (fidelity.4busy.*)
 //  10. Firefox beside Chromium (bench/browsers.mjs): hot path, sampler at
 //      1 and 10 kHz, startup, rounds alternating the browsers
+//  11. live streaming (bench/serve.mjs): `wasmtrace serve` latency at 1 kHz
+//      and throughput at 10 kHz x 4 threads (serve.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
 // interval where the runs allow one.
@@ -52,6 +54,7 @@ import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
 import { weightsFigures, weightsRun, weightsSection } from './weights.mjs';
 import { samplerRun } from './sampler-run.mjs';
 import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
+import { serveBench, serveFigures, serveSection } from './serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -312,6 +315,8 @@ for (const [where, res] of Object.entries(e2e)) for (const line of e2eFigures(wh
 
 log('Firefox beside Chromium: hot path, sampler at 1 and 10 kHz, startup (bench/browsers.mjs)');
 const browsers = await browsersBench({ wasm, runs: RUNS, ms: MS, log });
+log('live streaming: wasmtrace serve latency and throughput (bench/serve.mjs)');
+const served = await serveBench();
 
 // ---- report ---------------------------------------------------------------
 
@@ -436,11 +441,13 @@ ${e2eSection(e2e, 'npm run bench')}
 
 ${weightsSection(results.weights, 'npm run bench')}
 
-${browsersSection(browsers)}`;
+${browsersSection(browsers)}
+
+${serveSection(served, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

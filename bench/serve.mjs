@@ -18,8 +18,8 @@
 //
 //   bash scripts/build.sh wasm && node bench/serve.mjs
 // (about 30 s; WT_SERVE_LATENCY_S / WT_SERVE_THROUGHPUT_S change the
-// durations). It writes nothing: the lead folds the numbers into
-// docs/BENCHMARKS.md.
+// durations). Section 11 of `npm run bench`; alone it prints the figures
+// and writes them to docs/benchmarks.json (serve.*).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,6 +29,7 @@ import { launch } from '../lib/browser.mjs';
 import { serve } from '../lib/serve.mjs';
 import { startRouter } from '../lib/router.mjs';
 import { connectTool, streamToFile } from '../lib/tool.mjs';
+import { figure, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const buildDir = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
@@ -40,11 +41,6 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
 };
-function medianCI(xs, n = 2000) {
-  const meds = [];
-  for (let i = 0; i < n; i++) meds.push(quantile(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]), 0.5));
-  return [quantile(meds, 0.025), quantile(meds, 0.975)];
-}
 
 async function openEngine(browser, http, router) {
   const page = await browser.newPage();
@@ -65,19 +61,24 @@ async function pageId(tool, href) {
   throw new Error('the page never connected');
 }
 
-async function main() {
+/**
+ * Both measurements; returns { load: [before, after], latency: { ms: [per
+ * frame], complete, bytes }, throughput: { bytes, frames, secs, complete,
+ * same, stats } }.
+ */
+export async function serveBench({ latencyS = LATENCY_S, throughputS = THROUGHPUT_S } = {}) {
+  const out = { load: [loadavg()[0]] };
   const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-bench-serve-'));
   const http = await serve(join(buildDir, 'tests'));
   const router = await startRouter();
   const browser = await launch();
   try {
-    console.log(`# wasmtrace serve: streaming latency and throughput (${cpus().length} cores, load ${loadavg()[0].toFixed(1)})`);
     // 1. latency at 1 kHz
     {
       const { page, href } = await openEngine(browser, http, router);
       const tool = await connectTool(router.url);
       const id = await pageId(tool, href);
-      await page.evaluate((ms) => Module._engine_start_workers(ms), (LATENCY_S + 3) * 1000);
+      await page.evaluate((ms) => Module._engine_start_workers(ms), (latencyS + 3) * 1000);
       const started = await tool.request({ type: 'start', page: id, config: { name: 'lat', sampling: { intervalUs: 1000 } } });
       const origin = await page.evaluate(() => performance.timeOrigin);
       const lat = [];
@@ -85,7 +86,7 @@ async function main() {
       const done = streamToFile(tool, started, file);
       // Each frame's bytes are read back afterwards from the file (r.sizes
       // says where each frame ends; r.times when the tool wrote it).
-      await sleep(LATENCY_S * 1000);
+      await sleep(latencyS * 1000);
       await tool.request({ type: 'stop', page: id, session: started.session.id });
       const r = await done;
       const bytes = readFileSync(file);
@@ -100,10 +101,7 @@ async function main() {
         if (newest < 0) continue;
         lat.push(r.times[i] - (origin + newest / 1000));
       }
-      const [lo, hi] = medianCI(lat);
-      console.log(`serve.latency_1khz: ${lat.length} frames in ${LATENCY_S} s (stream ${r.complete ? 'complete' : `BROKEN: ${r.error}`}): ` +
-        `median ${quantile(lat, 0.5).toFixed(0)} ms (95% CI ${lo.toFixed(0)}..${hi.toFixed(0)}), p99 ${quantile(lat, 0.99).toFixed(0)} ms, ` +
-        `max ${Math.max(...lat).toFixed(0)} ms; ${r.bytes} bytes`);
+      out.latency = { ms: lat, complete: r.complete, error: r.error, bytes: r.bytes, seconds: latencyS };
       tool.close();
       await page.close();
     }
@@ -112,13 +110,13 @@ async function main() {
       const { page, href } = await openEngine(browser, http, router);
       const tool = await connectTool(router.url);
       const id = await pageId(tool, href);
-      await page.evaluate((ms) => { Module._engine_start_workers(ms); Module._engine_start_workers(ms); }, (THROUGHPUT_S + 3) * 1000);
+      await page.evaluate((ms) => { Module._engine_start_workers(ms); Module._engine_start_workers(ms); }, (throughputS + 3) * 1000);
       await sleep(300);
       const started = await tool.request({ type: 'start', page: id, config: { name: 'tput', sampling: { intervalUs: 100 } } });
       const file = join(tmp, 'tput.json.gz');
       const t0 = performance.now();
       const done = streamToFile(tool, started, file);
-      await sleep(THROUGHPUT_S * 1000);
+      await sleep(throughputS * 1000);
       await tool.request({ type: 'stop', page: id, session: started.session.id });
       const r = await done;
       const secs = (performance.now() - t0) / 1000;
@@ -128,10 +126,7 @@ async function main() {
         return { vfs: Array.from(s.getTraceBytes()), stats: s.stats() };
       }, started.session.id);
       const same = Buffer.from(vfs).equals(readFileSync(file));
-      console.log(`serve.throughput_10khz_4threads: ${r.bytes} bytes in ${r.frames} frames over ${secs.toFixed(1)} s ` +
-        `(${(r.bytes / secs / 1e6).toFixed(3)} MB/s gzip), stream ${r.complete ? 'complete' : `BROKEN: ${r.error}`}, ` +
-        `identical to the VFS copy: ${same}; ${stats.threads} threads, ${stats.samplesWritten} samples written, ` +
-        `${stats.samplesDropped} dropped, ticks missed ${stats.ticksMissed}`);
+      out.throughput = { bytes: r.bytes, frames: r.frames, secs, complete: r.complete, error: r.error, same, stats };
       tool.close();
       await page.close();
     }
@@ -141,6 +136,60 @@ async function main() {
     await router.close();
     rmSync(tmp, { recursive: true, force: true });
   }
+  out.load.push(loadavg()[0]);
+  return out;
 }
 
-await main();
+/** The figures for docs/benchmarks.json (issue 14's targets where it has one). */
+export function serveFigures(res) {
+  const lat = res.latency.ms;
+  const t = res.throughput;
+  return [
+    figure('serve.latency_1khz.median_ms', 'ms', lat, { target: '<= 250' }),
+    { ...figure('serve.latency_1khz.p99_ms', 'ms', [quantile(lat, 0.99)]), n: lat.length },
+    { ...figure('serve.throughput_10khz_4threads.mb_per_s', 'MB/s', [t.bytes / t.secs / 1e6]), n: 1 },
+    { ...figure('serve.throughput_10khz_4threads.samples_dropped', 'samples', [t.stats.samplesDropped], { target: '<= 0' }), n: 1 },
+  ];
+}
+
+const ms = (x) => x.toFixed(0);
+
+export function serveLines(res) {
+  const lat = res.latency.ms;
+  const t = res.throughput;
+  const f = serveFigures(res)[0];
+  return [
+    `serve.latency_1khz: ${lat.length} frames in ${res.latency.seconds} s (stream ${res.latency.complete ? 'complete' : `BROKEN: ${res.latency.error}`}): ` +
+      `median ${ms(f.value)} ms${f.ci95 ? ` (95% CI ${ms(f.ci95[0])}..${ms(f.ci95[1])})` : ''}, p99 ${ms(quantile(lat, 0.99))} ms, ` +
+      `max ${ms(quantile(lat, 1))} ms; ${res.latency.bytes} bytes`,
+    `serve.throughput_10khz_4threads: ${t.bytes} bytes in ${t.frames} frames over ${t.secs.toFixed(1)} s ` +
+      `(${(t.bytes / t.secs / 1e6).toFixed(3)} MB/s gzip), stream ${t.complete ? 'complete' : `BROKEN: ${t.error}`}, ` +
+      `identical to the VFS copy: ${t.same}; ${t.stats.threads} threads, ${t.stats.samplesWritten} samples written, ` +
+      `${t.stats.samplesDropped} dropped, ticks missed ${t.stats.ticksMissed}`,
+  ];
+}
+
+export function serveSection(res, command) {
+  const [lat, tput] = serveLines(res);
+  return `## 11. Live streaming: \`wasmtrace serve\` (bench/serve.mjs)
+
+The engine test app in headless Chromium connects to a router in the bench's
+process; a tool on loopback starts a session and streams it into a file.
+Latency: for every data frame the tool writes, the newest event timestamp
+its bytes contain against the moment the tool wrote it (the whole path:
+sampled, encoded, flushed every 100 ms, copied to the stream ring, read by
+the page's Worker every 10 ms, sent, relayed, written), at 1 kHz with 2 busy
+pthreads. Throughput: 10 kHz on 4 busy pthreads. Load average
+${res.load.map((x) => x.toFixed(2)).join(' → ')}. Command: \`${command}\`.
+
+- ${lat}
+- ${tput}
+`;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(`# wasmtrace serve: streaming latency and throughput (${cpus().length} cores, load ${loadavg()[0].toFixed(1)})`);
+  const res = await serveBench();
+  for (const line of serveLines(res)) console.log(line);
+  writeFigures(serveFigures(res));
+}
