@@ -20,6 +20,8 @@ import { connectTool, streamToFile } from '../../lib/tool.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
+import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
+import { importWithSpeedscope } from '../lib/speedscope.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-serve-e2e-'));
@@ -117,6 +119,31 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     assert.ok(first <= mainStartMs, `first sample ${first} ms, main() at ${mainStartMs} ms`);
     const dt = await importWithDevTools(events);
     assert.ok(dt.threads.some((t) => t.name === 'main'), `DevTools threads: ${dt.threads.map((t) => t.name)}`);
+    const ss = await importWithSpeedscope(streamed, { fileName: 'suspended.json.gz' });
+    assert.ok(ss.profiles.some((x) => x.thread === 'main'), `speedscope profiles: ${ss.profiles.map((x) => x.thread)}`);
+    tool.close();
+    await page.close();
+  });
+
+  test('a streamed firefox-format session equals its VFS copy and opens in the Firefox Profiler', async () => {
+    const { page } = await openPage({ server: { url: router.url } });
+    const tool = await connectTool(router.url);
+    const href = await page.evaluate(() => location.href);
+    const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const started = await tool.request({ type: 'start', page: id, config: { name: 'ff', format: 'firefox', sampling: { intervalUs: 1000 } } });
+    const file = join(tmp, 'ff.json.gz');
+    const done = streamToFile(tool, started, file);
+    await sleep(500);
+    await tool.request({ type: 'stop', page: id, session: started.session.id });
+    const r = await done;
+    assert.equal(r.complete, true, r.error);
+    const streamed = readFileSync(file);
+    assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file differs from the VFS copy');
+    if (profilerCliPath()) {
+      const fx = await importWithFirefoxProfiler(streamed, { fileName: 'ff.json.gz' });
+      assert.ok(fx.threads.some((x) => x.name === 'main' && x.totalSamples > 0), `Firefox Profiler threads: ${fx.threads.map((x) => x.name)}`);
+    }
     tool.close();
     await page.close();
   });
