@@ -71,14 +71,18 @@ describe('Playwright helper and HTML report', () => {
     const parse = assertTimeBelow(p, 'parse_config', 60000, { thread: 'main' });
     assert.equal(parse.source, 'scopes');
     assert.ok(parse.ms > 50, `parse_config took ${parse.ms} ms`);
-    // Sampled total time is samples x interval, and main was sampled inside
-    // parse_config at every tick while it lasted, however many a loaded
-    // machine missed: no more than the scope's own time (plus an interval at
-    // its end), and exactly the ticks it spans.
+    // Sampled total time is the samples' weights x interval (a sample after
+    // missed ticks stands for them too), and main was sampled inside
+    // parse_config at every tick while it lasted: no more than the scope's
+    // own time plus an interval at its end, and plus the ticks the first
+    // sample inside stands for before it (missed before the scope began).
     const sampled = timeIn(p, 'parse_config', { thread: 'main', source: 'samples' }).ms;
-    const { samples } = assertScopeSampledAtEveryTick(p, p.threads.find((t) => t.name === 'main'), 'parse_config');
-    assert.equal(sampled, (samples * p.intervalUs) / 1000);
-    assert.ok(sampled > 0 && sampled <= parse.ms + p.intervalUs / 1000, `sampled ${sampled} ms vs scope ${parse.ms} ms`);
+    const main = p.threads.find((t) => t.name === 'main');
+    const { samples } = assertScopeSampledAtEveryTick(p, main, 'parse_config');
+    const inside = main.samples.filter((s) => s.stack.includes('parse_config'));
+    assert.equal(inside.length, samples);
+    assert.equal(sampled, (inside.reduce((n, s) => n + s.weight, 0) * p.intervalUs) / 1000);
+    assert.ok(sampled > 0 && sampled <= parse.ms + (inside[0].weight * p.intervalUs) / 1000, `sampled ${sampled} ms vs scope ${parse.ms} ms`);
     assert.throws(() => assertTimeBelow(p, 'parse_config', 1, { thread: 'main' }), /below 1 ms, measured/);
   });
 
