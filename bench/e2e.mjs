@@ -28,7 +28,7 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { figure, median, medianCI, writeFigures } from './figures.mjs';
+import { figure, median, medianCI, stampSections, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
@@ -461,7 +461,8 @@ function machine() {
 }
 
 /** Replaces (or appends) section 8 of docs/BENCHMARKS.md. */
-function writeSection(text) {
+function writeSection(section) {
+  const text = stampSections(section); // which run wrote it (bench/figures.mjs)
   const path = join(root, 'docs/BENCHMARKS.md');
   const doc = readFileSync(path, 'utf8');
   const start = doc.indexOf('## 8. End to end on real code');

@@ -4,16 +4,24 @@
 //
 // docs/benchmarks.json is an array of
 //   { "name", "unit", "value", "ci95": [lo, hi] | null, "target": "<= 1" | null,
-//     "n", "machine": { cores, cpu, loadavg, node, date } }
+//     "n", "machine": { cores, cpu, loadavg, node, date, command } }
 // sorted by name. Each writer replaces the entries it measured and keeps
 // the others (a section run on its own updates only its own figures).
+//
+// docs/BENCHMARKS.md is written by several runs (`npm run bench`, or one
+// section's script alone), so each generated section says which run wrote
+// it (runStamp, stampSections), and its "Key figures" section is the table
+// of docs/benchmarks.json, every figure with the command and date of its
+// run. That section needs no measurement: `node bench/figures.mjs` rewrites
+// it from the stored file (every writer of the file does it too).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const FIGURES_FILE = join(root, 'docs/benchmarks.json');
+export const BENCHMARKS_FILE = join(root, 'docs/BENCHMARKS.md');
 
 /** Median (the mean of the two middle values for an even count). */
 export function median(xs) {
@@ -58,7 +66,17 @@ export function figure(name, unit, xs, { target = null, scale = (x) => x } = {})
   return { name, unit, value: scale(c.median), ci95, target, n: c.n };
 }
 
-/** The machine a figure was measured on. */
+/** The command line of this run as a user would type it: `npm run bench`
+ * when npm started it, else `node bench/<script> args` (with the WT_*
+ * settings it ran with). */
+export function runCommand() {
+  if (process.env.npm_lifecycle_event === 'bench') return 'npm run bench';
+  const env = Object.entries(process.env).filter(([k]) => /^WT_[A-Z_]+$/.test(k)).sort().map(([k, v]) => `${k}=${v} `).join('');
+  const script = process.argv[1] ? relative(root, process.argv[1]) || basename(process.argv[1]) : 'node';
+  return `${env}node ${[script, ...process.argv.slice(2)].join(' ')}`;
+}
+
+/** The machine a figure was measured on, and the command that measured it. */
 export function machineInfo(extra = {}) {
   return {
     cores: cpus().length,
@@ -66,8 +84,91 @@ export function machineInfo(extra = {}) {
     loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
     node: process.version,
     date: new Date().toISOString(),
+    command: runCommand(),
     ...extra,
   };
+}
+
+/** `2026-11-24 10:09 UTC` from an ISO date. */
+const utc = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/** The line under a generated section's heading that says which run wrote
+ * it: command, date, load average. */
+export function runStamp(command = runCommand(), date = new Date().toISOString(), load = loadavg()) {
+  return `_Run: \`${command}\`, ${utc(date)}, load average ${load.map((x) => x.toFixed(1)).join(' / ')}._`;
+}
+
+const STAMP = /^_Run: .*_$/;
+
+/** Puts runStamp(...) under every numbered section heading (`## 3. ...`)
+ * of md, replacing a stamp that is already there. */
+export function stampSections(md, stamp = runStamp()) {
+  const lines = md.split('\n');
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    out.push(lines[i]);
+    if (!/^## \d+\. /.test(lines[i])) continue;
+    out.push('', stamp);
+    // Skip the old stamp (and the blank line before it) if there is one.
+    if (lines[i + 1] === '' && STAMP.test(lines[i + 2] ?? '')) i += 2;
+  }
+  return out.join('\n');
+}
+
+const KEY_BEGIN = '<!-- Key figures: written by `node bench/figures.mjs` from docs/benchmarks.json. -->';
+const KEY_END = '<!-- End of the key figures. -->';
+
+const num = (x) => {
+  if (typeof x !== 'number') return String(x);
+  const a = Math.abs(x);
+  const d = a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4;
+  return String(Number(x.toFixed(d))).replace('-', '−');
+};
+
+/** The "Key figures" section: every entry of docs/benchmarks.json with its
+ * interval, target and run. */
+export function keyFiguresSection(figures = readFigures()) {
+  const run = (m) => {
+    if (!m) return '–';
+    if (m.note) return m.note;
+    const cmd = m.command ? `\`${m.command}\`` : 'command not recorded';
+    return `${cmd}, ${m.date ? utc(m.date) : 'date not recorded'}${m.loadavg ? `, load ${m.loadavg[0]}` : ''}`;
+  };
+  const unit = (u) => (!u ? '' : u === 'ratio' ? '×' : u === 'us' ? ' µs' : ` ${u}`);
+  const rows = figures.map((f) => `| \`${f.name}\` | ${num(f.value)}${unit(f.unit)} | ${f.ci95 ? `[${f.ci95.map(num).join(', ')}]` : '–'} | ${f.target ?? '–'} | ${f.n ?? '–'} | ${run(f.machine)} |`);
+  return `${KEY_BEGIN}
+## Key figures (\`docs/benchmarks.json\`)
+
+Every figure of \`docs/benchmarks.json\`, the file scripts read, by its
+stable name: the median, its percentile-bootstrap 95 % interval where the
+run had enough rounds, the target where one was set, and the run that
+measured it. Runs of single sections replace only their own figures, so
+the figures come from several runs; the numbered sections below were each
+written by the run their first line names, and where a section and this
+table disagree, the later date is the current figure. The README quotes
+this table (a test checks it does).
+
+| figure | median | 95 % CI | target | n | run |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+${KEY_END}`;
+}
+
+/** Rewrites the key-figures section of docs/BENCHMARKS.md (inserted after
+ * the introduction, before the first \`## \` heading, if it is not there). */
+export function writeKeyFigures(file = BENCHMARKS_FILE, figures = readFigures()) {
+  const doc = readFileSync(file, 'utf8');
+  const section = keyFiguresSection(figures);
+  let out;
+  const a = doc.indexOf(KEY_BEGIN);
+  const b = doc.indexOf(KEY_END);
+  if (a >= 0 && b > a) out = doc.slice(0, a) + section + doc.slice(b + KEY_END.length);
+  else {
+    const first = doc.indexOf('\n## ');
+    out = first < 0 ? `${doc.trimEnd()}\n\n${section}\n` : `${doc.slice(0, first + 1)}${section}\n\n${doc.slice(first + 1)}`;
+  }
+  writeFileSync(file, out);
+  return out;
 }
 
 const round = (x) => (typeof x === 'number' && Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : x);
@@ -102,6 +203,7 @@ export function writeFigures(figures, { machine = machineInfo(), file = FIGURES_
   const out = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // One entry per line: a run's diff against the last reads figure by figure.
   writeFileSync(file, `[\n${out.map((f) => JSON.stringify(f)).join(',\n')}\n]\n`);
+  if (file === FIGURES_FILE && existsSync(BENCHMARKS_FILE)) writeKeyFigures(BENCHMARKS_FILE, out);
   return out;
 }
 
@@ -142,4 +244,11 @@ export function hotAndSamplerFigures(hot, sampler, cores = cpus().length) {
     if (khz === 1 && n === 1) out.push(figure('sampler.worker_cpu_pct', '%', get('workerCpuPct'), { target: '<= 15' }));
   }
   return out;
+}
+
+// Run alone: rewrite the key-figures section of docs/BENCHMARKS.md from the
+// stored docs/benchmarks.json (no measurement).
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeKeyFigures();
+  console.log('wrote the key figures of docs/BENCHMARKS.md from docs/benchmarks.json');
 }

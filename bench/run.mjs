@@ -50,7 +50,7 @@ import { analyzeTrace, parseTrace } from '../lib/trace.mjs';
 import { collectTraces } from '../js/playwright.mjs';
 import { callHeavyFigures, callHeavyJson, callHeavySection, groundTruthFigures, loadText } from './callheavy.mjs';
 import { figures as e2eFigures, jsonFigures as e2eJson, runChromium as e2eChromium, runNode as e2eNode, section as e2eSection } from './e2e.mjs';
-import { hotAndSamplerFigures, writeFigures } from './figures.mjs';
+import { hotAndSamplerFigures, stampSections, writeFigures, writeKeyFigures } from './figures.mjs';
 import { weightsFigures, weightsRun, weightsSection } from './weights.mjs';
 import { samplerRun } from './sampler-run.mjs';
 import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
@@ -353,7 +353,9 @@ const mainStartTraced = median(app['scopes, session at 1 kHz'].map((r) => r.main
 
 const md = `# wasmtrace benchmarks
 
-Produced by \`npm run bench\` (\`node bench/run.mjs\`${QUICK ? ', WT_BENCH_QUICK=1' : ''}) on ${new Date().toISOString().slice(0, 10)},
+Written by \`npm run bench\` (\`node bench/run.mjs\`${QUICK ? ', WT_BENCH_QUICK=1' : ''}) and by the
+benchmarks' own scripts run alone: each numbered section's first line names
+the run that wrote it. This run: ${new Date().toISOString().slice(0, 10)},
 Emscripten 3.1.6 (-O2, LTO). ${machineHeader()}
 Figures are medians over ${RUNS} runs with the spread (min–max) in parentheses;
 every cost is the difference to a baseline measured in the same run. Results
@@ -456,6 +458,9 @@ try {
   const old = readFileSync(join(root, 'docs/BENCHMARKS.md'), 'utf8');
   if (old.includes(MARKER)) handWritten = old.slice(old.indexOf(MARKER));
 } catch { /* no file yet */ }
-writeFileSync(join(root, 'docs/BENCHMARKS.md'), handWritten ? `${md}\n\n${handWritten}` : md);
-console.log(md);
+// Each numbered section says which run wrote it (bench/figures.mjs).
+const stamped = stampSections(md);
+writeFileSync(join(root, 'docs/BENCHMARKS.md'), handWritten ? `${stamped}\n\n${handWritten}` : stamped);
+writeKeyFigures();
+console.log(stamped);
 log('wrote docs/BENCHMARKS.md');
