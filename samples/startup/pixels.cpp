@@ -1,5 +1,9 @@
 // The sample's pixel conversion, in C++: templates and namespaces, so that
-// traces of the -finstrument-functions build show demangled C++ names.
+// traces of the instrumented build show demangled C++ names. to_luma is
+// noinline: -finstrument-functions-after-inlining (the default of
+// wasmtrace_instrument) instruments only functions left after inlining, and
+// a small static method would otherwise vanish into its caller, leaving no
+// C++ frame on the stack (tests/browser/formats.test.mjs checks it is there).
 #include <cstddef>
 #include <cstdint>
 
@@ -14,7 +18,7 @@ template <typename Pixel>
 class Converter {
  public:
   // Luma into the alpha channel; returns the sum, so the work is kept.
-  static uint64_t to_luma(Pixel *px, size_t count) {
+  __attribute__((noinline)) static uint64_t to_luma(Pixel *px, size_t count) {
     uint64_t acc = 0;
     for (size_t i = 0; i < count; i++) acc += luma_of(px[i]);
     return acc;

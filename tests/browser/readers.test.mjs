@@ -59,6 +59,18 @@ describe('third-party readers open the startup trace', () => {
     assert.equal(total, ours.stats.samplesWritten);
   });
 
+  // samples/startup/pixels.cpp keeps one C++ method out of line (noinline):
+  // without it, after-inlining instrumentation leaves no C++ frame, and the
+  // readers would never be checked on a demangled name.
+  const CXX = /^sample::pixels::Converter<sample::pixels::Rgba>::to_luma\(sample::pixels::Rgba\*, unsigned long\)$/;
+
+  test('the decoder threads show the sample\'s C++ method by its demangled name', { skip: !!process.env.WASMTRACE_READERS_TRACE }, () => {
+    for (const name of ['asset-decoder-0', 'asset-decoder-1']) {
+      const frames = new Set(byName.get(name).samples.flatMap((x) => x.stack));
+      assert.ok([...frames].some((f) => CXX.test(f)), `${name}: no demangled C++ frame; frames: ${[...frames].join(', ')}`);
+    }
+  });
+
   describe(`speedscope`, () => {
     const profileOf = (name) => speedscope.profiles.find((p) => p.thread === name);
 
@@ -91,6 +103,12 @@ describe('third-party readers open the startup trace', () => {
         assertSameTop(p.selfWeights, timeWeightedSelf(thread), TOP, 0, `speedscope ${thread.name}`);
         const top = p.selfWeights.slice(0, TOP).map(([k]) => k);
         for (const fn of SIGNATURE[thread.name] ?? []) assert.ok(top.includes(fn), `${thread.name}: ${fn} not in speedscope's top ${TOP}: ${top}`);
+      }
+    });
+
+    test('names the sample\'s C++ method as we do (demangled)', { skip: !!process.env.WASMTRACE_READERS_TRACE }, () => {
+      for (const name of ['asset-decoder-0', 'asset-decoder-1']) {
+        assert.ok(profileOf(name).selfWeights.some(([k]) => CXX.test(k)), `${name}: speedscope shows no demangled C++ frame`);
       }
     });
   });
