@@ -25,12 +25,16 @@
 //    all threads, HR-Time) minus the main thread's timeOrigin, the same on
 //    every version; emscripten_get_now() only where timeOrigin is missing,
 //    its origin measured once (wt_js_clock_origin_ms).
-//  - js/wasmtrace_post.js, the diagnostic server section: `wasmMemory` (the
+//  - js/wasmtrace_server.js, the diagnostic server: `wasmMemory` (the
 //    shared WebAssembly.Memory, created in JS before instantiation in every
 //    pthread build; posted to the server's Worker, which reads the stream
 //    rings through memory.buffer), addRunDependency/removeRunDependency
 //    called from the post-js before run() (suspend: the constructors and
-//    main() wait), and Module.onRuntimeInitialized (chained once more).
+//    main() wait), Module.onRuntimeInitialized and Module.onAbort (chained
+//    once more; onRuntimeInitialized runs after the constructors, which
+//    read $wasmtraceStartQueue, and before main()), and that library
+//    symbols are in scope of a --post-js file (wasmtraceStartQueue,
+//    wasmtraceServerConfig, wasmtraceWellFormed, wasmtraceLimits).
 //    3.1.6 and 3.1.69 tested (tests/browser/serve.test.mjs).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
