@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { dataFrame, FLAG_LAST, pageOriginAllowed, parseDataHeader, startRouter } from '../../lib/router.mjs';
+import { dataFrame, FLAG_BROKEN, FLAG_LAST, pageOriginAllowed, parseDataHeader, startRouter } from '../../lib/router.mjs';
 import { connectTool, streamToFile, ToolError } from '../../lib/tool.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-router-'));
@@ -529,6 +529,20 @@ describe('the tool commands of the CLI against a router', () => {
     assert.match(stderr, /interrupted: stopping the sessions/);
     assert.match(stdout, /^session 'remote': stopped, chrome trace/m);
     assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace);
+    page.ws.close();
+  });
+
+  test('a stream that brought no bytes is summarized as such, never as a "folded" trace', async () => {
+    const page = await fakePage(router);
+    const dir = join(tmp, 'empty');
+    const cli = run(['collect', page.id, '--server', router.url, '--duration', '200ms', '-o', dir, '-q']);
+    const req = await page.answer('start');
+    await page.answer('stop');
+    page.data(req.session, Buffer.alloc(0), FLAG_BROKEN);
+    const r = await cli;
+    assert.equal(r.status, 1);
+    assert.doesNotMatch(r.out, /folded/);
+    assert.match(r.out, /^session 'remote': incomplete \(the page lost bytes of this stream .*\), 0 bytes in /m);
     page.ws.close();
   });
 
