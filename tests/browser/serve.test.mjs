@@ -19,7 +19,7 @@ import { startRouter } from '../../lib/router.mjs';
 import { connectTool, streamToFile } from '../../lib/tool.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
-import { launchTestBrowser, recordArgs, testBrowser } from '../lib/test-browser.mjs';
+import { inFirefox, launchTestBrowser, recordArgs, testBrowser } from '../lib/test-browser.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
 import { importWithSpeedscope } from '../lib/speedscope.mjs';
@@ -177,8 +177,13 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     const inside = r.times.map((at, seq) => ({ at, seq, bytes: r.sizes[seq] })).filter((f) => f.at > spin.t0 + 200 && f.at < spin.t1 - 50);
     t.diagnostic(`during the 3 s spin the tool wrote ${inside.length} of ${r.frames} frames ` +
       `(${inside.reduce((n, f) => n + f.bytes, 0)} bytes), sequence ${inside[0]?.seq}..${inside.at(-1)?.seq}`);
-    assert.ok(inside.length >= 2, `frames written during the 3 s spin: ${inside.length} of ${r.frames} ` +
-      `(spin ${spin.t0.toFixed(0)}..${spin.t1.toFixed(0)}, frames at ${r.times.map((t) => (t - spin.t0).toFixed(0)).join(' ')})`);
+    // Firefox (Gecko) carries a Worker's WebSocket through the page's main
+    // thread: there the bytes leave once the spin ends (docs/GUIDE.md);
+    // what was recorded during it is the same (checked below).
+    if (!inFirefox) {
+      assert.ok(inside.length >= 2, `frames written during the 3 s spin: ${inside.length} of ${r.frames} ` +
+        `(spin ${spin.t0.toFixed(0)}..${spin.t1.toFixed(0)}, frames at ${r.times.map((t) => (t - spin.t0).toFixed(0)).join(' ')})`);
+    }
     const vfs = await vfsBytes(page, started.session.id);
     assert.ok(readFileSync(file).equals(vfs), 'the streamed file equals the VFS copy');
     // The frames are the trace: it reads back, with samples taken during the spin.
@@ -210,7 +215,9 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     const endedAt = performance.timeOrigin + performance.now();
     const spin = await spinning;
     assert.equal(r.complete, true, r.error);
-    assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
+    // (Firefox: the stop reaches the Worker through the page's main thread,
+    // so the stream ends once the spin ended; see above.)
+    if (!inFirefox) assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
     const streamed = readFileSync(file);
     assert.ok(analyzeTrace(parseTrace(streamed)).threads.length >= 1);
     assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file equals the VFS copy');
@@ -449,7 +456,11 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
   // --duration` beside `record` of a page whose config has its own startup
   // session and a suspending server. The tool's session streams and
   // `serve --once` ends after --duration, while the page is still open.
-  test('the CI recipe: record + serve --once --duration: the tool gets the trace and ends after --duration, not when the page closes', async () => {
+  // With and without sessions of the page's own: a config with a server
+  // and no sessions keeps the page for --duration (it used to exit 1, "no
+  // wasmtrace sessions").
+  for (const own of [[{ name: 'startup' }], undefined]) {
+  test(`the CI recipe: record (${own ? 'a startup session' : 'no sessions'}) + serve --once --duration: the tool gets the trace and ends after --duration, not when the page closes`, async () => {
     const probe = await startRouter();
     const port = probe.port;
     await probe.close();
@@ -464,7 +475,7 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     let recordCli;
     try {
       await until(() => /listening on/.test(stderr), 'the router', 20000);
-      const cfg = { sessions: [{ name: 'startup' }], server: { url: `ws://127.0.0.1:${port}`, suspend: true } };
+      const cfg = { sessions: own, server: { url: `ws://127.0.0.1:${port}`, suspend: true } };
       recordCli = spawn(process.execPath, [bin, 'record', site, ...recordArgs, '--config', JSON.stringify(cfg), '--duration', '60s',
         '--timeout', '90s', '-o', join(tmp, 'recipe-record'), '-q'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let recordDone = false;
@@ -482,6 +493,7 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
       recordCli?.kill();
     }
   });
+  }
 
   test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
     const probe = await startRouter();
