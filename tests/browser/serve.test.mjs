@@ -194,7 +194,7 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     tool.close();
     await page.close();
   });
-  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed)', async () => {
+  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed; Firefox: once it ends)', async () => {
     const { page } = await openPage({ server: { url: router.url } });
     await page.waitForFunction(READY, null, { timeout: 60000 });
     const href = await page.evaluate(() => location.href);
