@@ -495,6 +495,37 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
   });
   }
 
+  test('Ctrl-C ends serve --once cleanly: the session is stopped, its whole trace written, exit status 0', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'sigint');
+    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
+      '--duration', '120s', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((r) => cli.on('exit', (code, signal) => r({ code, signal })));
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
+      await until(() => /streaming into/.test(stderr), 'the stream', 60000);
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      const t0 = Date.now();
+      cli.kill('SIGINT');
+      const { code, signal } = await exited;
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${stdout}\n${stderr}`);
+      assert.ok(Date.now() - t0 < 30000, `exited ${Date.now() - t0} ms after Ctrl-C`);
+      assert.match(stderr, /interrupted: stopping the sessions/);
+      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+      const a = analyzeTrace(parseTrace(readFileSync(join(out, 'server-1-remote.json.gz'))));
+      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+      await page.close();
+    } finally {
+      cli.kill();
+    }
+  });
+
   test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
     const probe = await startRouter();
     const port = probe.port;
