@@ -26,6 +26,7 @@
   if (!api) return; // js/wasmtrace_post.js is not linked: it says so itself
   var WATCH_EVERY_MS = 25;
   var INFO_EVERY_MS = 1000;
+  var QUEUE_MAX = 64;
   var server = null;
   var serverError = null;
   var streamed = {}; // id -> {s, last}: sessions a tool streams
@@ -156,6 +157,11 @@
     if (!runtimeInitialized && !queue.closed) {
       // Before the runtime is up: the startup constructor starts it and
       // gives its id; answered from onRuntimeInitialized (below).
+      // Bounded: a tool cannot grow the page's memory without end while it
+      // is held (the C side refuses sessions past its own limits anyway).
+      if (queue.entries.length >= QUEUE_MAX) {
+        throw new Error('more than ' + QUEUE_MAX + ' sessions queued before the runtime started');
+      }
       var text = wasmtraceWellFormed(JSON.stringify(config));
       if (text.length > wasmtraceLimits.configMaxBytes) {
         throw new Error('the config text is more than ' + wasmtraceLimits.configMaxBytes + ' bytes');
@@ -316,6 +322,8 @@
     }
     if (typeof appOnAbort === 'function') return appOnAbort.apply(this, arguments);
   };
+  startServer();
+  if (!server) return;
   // The page's hello, kept current for the router's list: threads and
   // session states, checked every second.
   var lastInfo = '', infoTicks = 0;
@@ -334,5 +342,4 @@
     } catch (e) { /* next time */ }
   }, WATCH_EVERY_MS);
   if (watcher && typeof watcher.unref === 'function') watcher.unref();
-  startServer();
 })();

@@ -42,6 +42,8 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
     --wait-for <js expr>     when this expression is true in the page
     --duration <duration>    this long after the page started loading
     (always) when every session has stopped by itself (durationMs)
+    A config with a "server" and no sessions keeps the page for
+    --duration/--wait-for, for the tools that record it (serve --once).
     --timeout <duration>     give up waiting (default 60s; exit status 1,
                              traces are still written)
     It ends at once (exit status 1) when the app aborts (the traces of
