@@ -86,7 +86,8 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
  * It also starts watching the page for faults (watchPage).
  */
 export async function configure(page, config) {
-  if (!config || !Array.isArray(config.sessions)) {
+  // (A config with only a `server` needs no sessions: a tool starts them.)
+  if (!config || !(Array.isArray(config.sessions) || (config.sessions === undefined && config.server !== undefined))) {
     throw new WasmtraceError('bad-config', 'wasmtrace: configure(page, config) needs a config blob: { sessions: [...] }');
   }
   watchPage(page);

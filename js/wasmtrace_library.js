@@ -25,12 +25,16 @@
 //    all threads, HR-Time) minus the main thread's timeOrigin, the same on
 //    every version; emscripten_get_now() only where timeOrigin is missing,
 //    its origin measured once (wt_js_clock_origin_ms).
-//  - js/wasmtrace_post.js, the diagnostic server section: `wasmMemory` (the
+//  - js/wasmtrace_server.js, the diagnostic server: `wasmMemory` (the
 //    shared WebAssembly.Memory, created in JS before instantiation in every
 //    pthread build; posted to the server's Worker, which reads the stream
 //    rings through memory.buffer), addRunDependency/removeRunDependency
 //    called from the post-js before run() (suspend: the constructors and
-//    main() wait), and Module.onRuntimeInitialized (chained once more).
+//    main() wait), Module.onRuntimeInitialized and Module.onAbort (chained
+//    once more; onRuntimeInitialized runs after the constructors, which
+//    read $wasmtraceStartQueue, and before main()), and that library
+//    symbols are in scope of a --post-js file (wasmtraceStartQueue,
+//    wasmtraceServerConfig, wasmtraceWellFormed, wasmtraceLimits).
 //    3.1.6 and 3.1.69 tested (tests/browser/serve.test.mjs).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
@@ -98,67 +102,220 @@ var wasmtraceLibrary = {
   // blob is ~16 KB), far below what could exhaust a fixed heap.
   $wasmtraceLimits: { configMaxBytes: 1048576 },
 
+  // The startup config's source: the one place that knows where a config
+  // comes from and in which order (docs/GUIDE.md, "Giving the app a
+  // config"): Module.wasmtraceConfig, globalThis.wasmtraceConfig (set by
+  // tools, for -sMODULARIZE builds), the ?wasmtrace= URL parameter (anyone
+  // can send a link: untrusted), the file /wasmtrace.json on the VFS.
+  // Returns null (none), {kind, name, untrusted, text} (text: the JSON
+  // text, a string), or {kind, name, untrusted, error} (a source was given
+  // but cannot be read). kind: 1 Module, 3 globalThis, 2 URL, 4 file.
+  // Never throws, whatever the page put there (a throwing getter, a cyclic
+  // object, ...). Read again at each use: a preRun may still add a config.
+  // Its users: wt_js_read_config (the C startup code), the pool's preRun
+  // and $wasmtraceServerConfig (js/wasmtrace_server.js, before run()).
+  $wasmtraceConfigSource__deps: ['$wasmtraceMessageOf'],
+  $wasmtraceConfigSource: function () {
+    var sources = [
+      { kind: 1, name: 'Module.wasmtraceConfig', untrusted: false,
+        get: function () { return Module['wasmtraceConfig']; } },
+      { kind: 3, name: 'globalThis.wasmtraceConfig', untrusted: false,
+        get: function () { return typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined; } },
+      { kind: 2, name: "the 'wasmtrace' URL parameter", untrusted: true,
+        get: function () {
+          return typeof location !== 'undefined' && location.search ?
+            new URLSearchParams(location.search).get('wasmtrace') : null;
+        } },
+      { kind: 4, name: '/wasmtrace.json', untrusted: false,
+        get: function () {
+          return typeof FS !== 'undefined' && FS.analyzePath('/wasmtrace.json').exists ?
+            FS.readFile('/wasmtrace.json', { encoding: 'utf8' }) : null;
+        } },
+    ];
+    for (var i = 0; i < sources.length; i++) {
+      var src = sources[i];
+      var out = { kind: src.kind, name: src.name, untrusted: src.untrusted };
+      try {
+        var v = src.get();
+        if (v === undefined || v === null) continue;
+        var text = typeof v === 'string' ? v : JSON.stringify(v);
+        if (typeof text !== 'string') throw new Error('it is not a JSON value (' + typeof v + ')');
+        out.text = text;
+      } catch (e) {
+        out.error = 'the config cannot be read as JSON: ' + wasmtraceMessageOf(e);
+      }
+      return out;
+    }
+    return null;
+  },
+  // A message of an exception, whatever was thrown, on one short line.
+  $wasmtraceMessageOf: function (e) {
+    var m;
+    try {
+      m = e && typeof e.message === 'string' ? e.message : String(e);
+    } catch (ignored) {
+      m = 'an exception whose message cannot be read';
+    }
+    return m.length > 300 ? m.slice(0, 300) + '...' : m;
+  },
+
   // Returns a malloc'd UTF-8 copy of the startup config blob, or 0 (none
   // given, or it could not be read: then the reason is written to errorPtr).
-  // *sourceKind = 1 for Module.wasmtraceConfig, 3 for
-  // globalThis.wasmtraceConfig (set by tools), 2 for the URL parameter.
-  // Called once, on the main thread, before main(): it must not throw,
-  // whatever the page put there (a throwing getter, a cyclic object, ...).
-  wt_js_read_config__deps: ['malloc', '$wasmtraceWellFormed', '$wasmtraceLimits']
+  // *sourceKind is the source's kind ($wasmtraceConfigSource). Called once,
+  // on the main thread, before main(): it must not throw.
+  wt_js_read_config__deps: ['malloc', '$wasmtraceWellFormed', '$wasmtraceLimits', '$wasmtraceConfigSource']
     .concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
   wt_js_read_config: function (sourceKindPtr, errorPtr, errorCap) {
-    var text = null;
-    var kind = 0;
-    try {
-      // kind is set before each read: a throwing getter is blamed on its source.
-      kind = 1;
-      var cfg = Module['wasmtraceConfig'];
-      if (cfg === undefined || cfg === null) {
-        kind = 3;
-        cfg = typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined;
-      }
-      if (cfg !== undefined && cfg !== null) {
-        text = typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
-        if (typeof text !== 'string') throw new Error('it is not a JSON value (' + typeof cfg + ')');
-      } else if (typeof location !== 'undefined' && location.search) {
-        kind = 2;
-        text = new URLSearchParams(location.search).get('wasmtrace');
-      }
-      var max = wasmtraceLimits.configMaxBytes;
-      if (text !== null) {
-        // Checked on UTF-16 units first: a huge string is refused before it
-        // is copied; bytes >= units.
-        var bytes = text.length > max ? text.length
-          : lengthBytesUTF8(text = wasmtraceWellFormed(text));
-        if (bytes > max) {
-          HEAP32[sourceKindPtr >> 2] = kind;
-          stringToUTF8('the config text is ' + (text.length > max ? 'more than ' : '') +
-            bytes + ' bytes; the limit is ' + max, errorPtr, errorCap);
-          return 0;
-        }
-      }
-    } catch (e) {
-      HEAP32[sourceKindPtr >> 2] = kind;
-      var why = 'the config cannot be read as JSON';
-      try {
-        why += ': ' + (e && typeof e.message === 'string' ? e.message : String(e));
-      } catch (ignored) {
-        // An exception whose message cannot be read: the first line says enough.
-      }
-      stringToUTF8(wasmtraceWellFormed(why.slice(0, 300)), errorPtr, errorCap);
+    var src = wasmtraceConfigSource();
+    if (!src) return 0;
+    HEAP32[sourceKindPtr >> 2] = src.kind;
+    if (src.error) {
+      stringToUTF8(wasmtraceWellFormed(src.error), errorPtr, errorCap);
       return 0;
     }
-    if (text === null) return 0;
-    var size = lengthBytesUTF8(text) + 1;
+    var text = src.text;
+    var max = wasmtraceLimits.configMaxBytes;
+    // Checked on UTF-16 units first: a huge string is refused before it is
+    // copied; bytes >= units.
+    var bytes = text.length > max ? text.length : lengthBytesUTF8(text = wasmtraceWellFormed(text));
+    if (bytes > max) {
+      stringToUTF8('the config text is ' + (text.length > max ? 'more than ' : '') +
+        bytes + ' bytes; the limit is ' + max, errorPtr, errorCap);
+      return 0;
+    }
+    var size = bytes + 1;
     var ptr = _malloc(size);
     if (!ptr) {
-      HEAP32[sourceKindPtr >> 2] = kind;
       stringToUTF8('out of memory for the config text (' + size + ' bytes)', errorPtr, errorCap);
       return 0;
     }
     stringToUTF8(text, ptr, size);
-    HEAP32[sourceKindPtr >> 2] = kind;
     return ptr;
+  },
+
+  // The `server` object of a config (docs/PROTOCOL.md), checked: the one
+  // place its rules live. In JS, not in the C config parser, because the
+  // page must know the URL, and whether to suspend, before the module runs:
+  // suspend holds the constructors that read the config in C. Returns
+  // {config: {url, connectUrl, suspend, suspendTimeoutMs, token,
+  // reconnectMs}} or {error: '<key path>: <problem>'}. A pure function of
+  // its argument (tests/node/server-files.test.mjs).
+  $wasmtraceCheckServer__deps: ['$wasmtraceMessageOf'],
+  $wasmtraceCheckServer: function (v) {
+    // Types named as the C parser names them (config.c type_name).
+    function jsonType(x) {
+      if (x === null) return 'null';
+      if (Array.isArray(x)) return 'an array';
+      var t = typeof x;
+      return t === 'object' ? 'an object' : t === 'string' ? 'a string' : t === 'number' ? 'a number' :
+        t === 'boolean' ? 'a boolean' : 'an invalid value';
+    }
+    function bad(path, why) { return { error: path + ': ' + why }; }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return bad('server', 'expected an object, got ' + jsonType(v));
+    var keys = ['url', 'suspend', 'suspendTimeoutMs', 'token', 'reconnectMs'];
+    for (var k in v) {
+      if (keys.indexOf(k) < 0) return bad('server.' + k, 'unknown key (allowed: see config/wasmtrace.schema.json)');
+    }
+    var out = { url: v.url, suspend: false, suspendTimeoutMs: 10000, token: null, reconnectMs: 2000 };
+    if (v.url === undefined) return bad('server.url', "missing (expected the router's ws:// or wss:// URL)");
+    if (typeof v.url !== 'string') return bad('server.url', 'expected a string, got ' + jsonType(v.url));
+    if (v.url.length < 1 || v.url.length > 2047) return bad('server.url', 'expected 1 to 2047 characters, got ' + v.url.length);
+    if (!/^wss?:\/\//.test(v.url)) return bad('server.url', 'expected a ws:// or wss:// URL, got "' + v.url.slice(0, 80) + '"');
+    if (/[\u0000-\u0020\u007f]/.test(v.url)) return bad('server.url', 'contains a space or control character');
+    function uint(key, max) {
+      if (v[key] === undefined) return null;
+      var n = v[key];
+      if (typeof n !== 'number' || n !== Math.floor(n) || n < 0 || n > max) {
+        return bad('server.' + key, 'expected an integer from 0 to ' + max + ', got ' + (typeof n === 'number' ? String(n) : jsonType(n)));
+      }
+      out[key] = n;
+      return null;
+    }
+    var e = uint('suspendTimeoutMs', 600000) || uint('reconnectMs', 600000);
+    if (e) return e;
+    if (v.suspend !== undefined) {
+      if (typeof v.suspend !== 'boolean') return bad('server.suspend', 'expected true or false, got ' + jsonType(v.suspend));
+      out.suspend = v.suspend;
+    }
+    if (v.token !== undefined) {
+      if (typeof v.token !== 'string') return bad('server.token', 'expected a string, got ' + jsonType(v.token));
+      if (v.token.length < 1 || v.token.length > 256) return bad('server.token', 'expected 1 to 256 characters, got ' + v.token.length);
+      if (!/^[A-Za-z0-9._~-]+$/.test(v.token)) return bad('server.token', "may contain only letters, digits, '-', '_', '.' and '~'");
+      out.token = v.token;
+    }
+    var url;
+    try {
+      url = new URL(out.url);
+    } catch (err) {
+      return bad('server.url', 'is not a URL: ' + wasmtraceMessageOf(err));
+    }
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/page';
+    if (out.token) url.searchParams.set('token', out.token);
+    out.connectUrl = url.href;
+    return { config: out };
+  },
+  // The startup config's server, for js/wasmtrace_server.js: null (no
+  // config, no "server" key, or a config the C side reports as unreadable),
+  // {config}, {error, source} (an invalid server object: the page does not
+  // connect), or {refused} (a source anyone can set named a server).
+  $wasmtraceServerConfig__deps: ['$wasmtraceConfigSource', '$wasmtraceCheckServer'],
+  $wasmtraceServerConfig: function () {
+    var src = wasmtraceConfigSource();
+    if (!src || src.error) return null;
+    var blob;
+    try {
+      blob = JSON.parse(src.text);
+    } catch (e) {
+      return null; // the C parser reports a malformed config
+    }
+    if (!blob || typeof blob !== 'object' || Array.isArray(blob) ||
+        !Object.prototype.hasOwnProperty.call(blob, 'server')) {
+      return null;
+    }
+    if (src.untrusted) {
+      return { refused: 'server: not allowed in a config from ' + src.name + ' (anyone can set it): ' +
+        "only the app's own config may name a server" };
+    }
+    var r = wasmtraceCheckServer(blob.server);
+    r.source = src.name;
+    return r;
+  },
+
+  // ---- the diagnostic server's queue (js/wasmtrace_server.js) ------------
+  // Sessions a tool asked for before the runtime was up (the page suspended
+  // or still loading). The startup constructor (native/src/startup.c) reads
+  // the queue once, after the config's sessions are added and before any
+  // app constructor and main(), starts each entry and answers with its real
+  // id; from then on the queue is closed and js/wasmtrace_server.js starts
+  // a tool's sessions through startSession(). Entries: {text, id}; id is
+  // null until the C side answered (-1: not even a failed record could be
+  // had).
+  $wasmtraceStartQueue: { entries: [], closed: false },
+  // (Its deps also carry what js/wasmtrace_server.js calls: a post-js has no
+  // __deps of its own, and the C startup code always references this.)
+  wt_js_queued_count__deps: ['$wasmtraceStartQueue', '$wasmtraceServerConfig', '$wasmtraceWellFormed', '$wasmtraceLimits'],
+  wt_js_queued_count: function () {
+    wasmtraceStartQueue.closed = true;
+    return wasmtraceStartQueue.entries.length;
+  },
+  // A malloc'd UTF-8 copy of entry `index`'s config text, or 0 (no memory).
+  wt_js_queued_config__deps: ['$wasmtraceStartQueue', 'malloc']
+    .concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
+  wt_js_queued_config: function (index) {
+    try {
+      var text = wasmtraceStartQueue.entries[index].text;
+      var size = lengthBytesUTF8(text) + 1;
+      var ptr = _malloc(size);
+      if (ptr) stringToUTF8(text, ptr, size);
+      return ptr;
+    } catch (e) {
+      return 0;
+    }
+  },
+  wt_js_queued_started__deps: ['$wasmtraceStartQueue'],
+  wt_js_queued_started: function (index, id) {
+    var e = wasmtraceStartQueue.entries[index];
+    if (e) e.id = id;
   },
 
   // The one place that reads Emscripten internals (see the list above).
@@ -389,7 +546,7 @@ var wasmtraceLibrary = {
   // if the app keeps at least one free; else it adds its own worker (which
   // starts when the main thread next yields), or, under
   // -sPTHREAD_POOL_SIZE_STRICT=2, refuses with the fix in the message.
-  $wasmtracePool__deps: ['$PThread'],
+  $wasmtracePool__deps: ['$PThread', '$wasmtraceConfigSource'],
   $wasmtracePool__postset: 'wasmtracePool.install();',
   $wasmtracePool: {
     reserved: false, // a worker was added for wasmtrace and not used yet
@@ -465,23 +622,8 @@ var wasmtraceLibrary = {
     // A startup config is present in one of its sources (not read: a
     // getter that throws is the config reader's to report).
     configPresent: function () {
-      function has(get) {
-        try {
-          var v = get();
-          return v !== undefined && v !== null;
-        } catch (e) {
-          return false;
-        }
-      }
-      return has(function () { return Module['wasmtraceConfig']; }) ||
-        has(function () { return typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined; }) ||
-        has(function () {
-          return typeof location !== 'undefined' && location.search ?
-            new URLSearchParams(location.search).get('wasmtrace') : null;
-        }) ||
-        has(function () {
-          return typeof FS !== 'undefined' && FS.analyzePath('/wasmtrace.json').exists ? true : null;
-        });
+      var src = wasmtraceConfigSource();
+      return src !== null && !src.error;
     },
     preRun: function () {
       var waiting = false;

@@ -42,6 +42,8 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
     --wait-for <js expr>     when this expression is true in the page
     --duration <duration>    this long after the page started loading
     (always) when every session has stopped by itself (durationMs)
+    A config with a "server" and no sessions keeps the page for
+    --duration/--wait-for, for the tools that record it (serve --once).
     --timeout <duration>     give up waiting (default 60s; exit status 1,
                              traces are still written)
     It ends at once (exit status 1) when the app aborts (the traces of
@@ -114,7 +116,9 @@ function readConfigOption(value) {
   } catch (e) {
     throw new UsageError(`--config: not valid JSON: ${e.message}`);
   }
-  if (!config || typeof config !== 'object' || !Array.isArray(config.sessions)) {
+  // A config with only a `server` needs no sessions (a tool starts them).
+  if (!config || typeof config !== 'object' ||
+      !(Array.isArray(config.sessions) || (config.sessions === undefined && config.server !== undefined))) {
     throw new UsageError('--config: expected an object with a "sessions" array (see config/wasmtrace.schema.json)');
   }
   return config;
@@ -131,7 +135,7 @@ export function buildConfig(v) {
   config ??= { sessions: [{ name: 'startup' }] };
   const waitsOtherwise = v['wait-for'] !== undefined || v.duration !== undefined;
   const fromPresets = v.config === undefined;
-  for (const s of config.sessions) {
+  for (const s of config.sessions ?? []) {
     if (v.startup !== undefined) s.durationMs = Math.round(parseDuration(v.startup, '--startup'));
     else if (fromPresets && !waitsOtherwise) s.durationMs = 5000;
     if (v.interval !== undefined) {
@@ -307,6 +311,14 @@ async function record(positionals, v, io) {
     throw new UsageError(`record: no ${target.page} in ${target.dir} (use --page to name the app's page)`);
   }
   const config = buildConfig(v);
+  // A config that names a diagnostic server: the page is kept for
+  // --duration/--wait-for even without sessions of its own, so that a tool
+  // (wasmtrace serve --once) can record it (docs/GUIDE.md, CI recipe).
+  const serverPage = config?.server !== undefined;
+  if (serverPage && !(config.sessions ?? []).length && v.duration === undefined && v['wait-for'] === undefined) {
+    throw new UsageError('record: the config has a server and no sessions: give --duration or --wait-for (how long ' +
+      'to keep the page for the tools that record it)');
+  }
   const timeoutMs = parseDuration(v.timeout ?? '60s', '--timeout');
   const loadTimeoutMs = parseDuration(v['load-timeout'] ?? '30s', '--load-timeout');
   const durationMs = v.duration !== undefined ? parseDuration(v.duration, '--duration') : undefined;
@@ -351,7 +363,7 @@ async function record(positionals, v, io) {
     if (config) {
       await configure(page, config);
       const text = JSON.stringify(config);
-      progress(`config: ${text.length <= 400 ? text : `${config.sessions.length} session(s), ${kib(text.length)} of JSON`}`);
+      progress(`config: ${text.length <= 400 ? text : `${(config.sessions ?? []).length} session(s), ${kib(text.length)} of JSON`}`);
     }
     progress(`loading ${url.split('?')[0]}`);
     const navStart = Date.now();
@@ -382,7 +394,7 @@ async function record(positionals, v, io) {
         if (beforeMain && /^the config was rejected: /.test(beforeMain.says)) {
           throw new WasmtraceError('config', `wasmtrace: the config was rejected: ${beforeMain.says.replace(/^the config was rejected: /, '')}`);
         }
-        if (beforeMain && beforeMain.says === 'no startup sessions') throw noSessions(' (the page said so before main(); not waiting for main() to end)');
+        if (beforeMain && beforeMain.says === 'no startup sessions' && !serverPage) throw noSessions(' (the page said so before main(); not waiting for main() to end)');
         // Say what we wait for when it changes, and every 2 s while it lasts.
         if (elapsedMs < 1000 || (status === lastStatus && elapsedMs - lastShown < 2000)) return;
         const t = secs(Date.now() - navStart);
@@ -390,7 +402,9 @@ async function record(positionals, v, io) {
         // is main() (or what follows it) holding the page's main thread.
         if (beforeMain) {
           // main() is running: the sessions record on their own worker.
-          progress(`${t}: main() keeps the page's main thread busy; the startup sessions started ` +
+          progress(beforeMain.says === 'no startup sessions'
+            ? `${t}: main() keeps the page's main thread busy (no sessions of its own: a tool's record on their own worker)`
+            : `${t}: main() keeps the page's main thread busy; the startup sessions started ` +
             `${secs(beforeMain.at - navStart)} after navigation, before main(), and record on their own worker: ` +
             `${startedSessions(beforeMain.says)}${poolLine ? `; ${poolNote}` : ''}`);
         } else {
@@ -405,19 +419,20 @@ async function record(positionals, v, io) {
     if (ready.configError) {
       throw new WasmtraceError('config', `wasmtrace: the config was rejected: ${ready.configError}`);
     }
-    if (!ready.sessions.length) throw noSessions('');
+    if (!ready.sessions.length && !serverPage) throw noSessions('');
     for (const s of ready.sessions) {
       if (s.state === 'failed') progress(`session '${s.name}' failed: ${s.error}`);
     }
     const live = ready.sessions.filter((s) => s.state !== 'failed');
     let waited = { reason: 'sessions' };
-    if (live.length) {
+    if (live.length || serverPage) {
       const conditions = [
         v['wait-for'] !== undefined && `--wait-for ${v['wait-for']}`,
         durationMs !== undefined && `--duration ${secs(durationMs)}`,
-        'the sessions to stop by themselves',
+        live.length && 'the sessions to stop by themselves',
       ].filter(Boolean);
-      progress(`recording ${live.map((s) => `'${s.name}'`).join(', ')}; waiting for ${conditions.join(' or ')}`);
+      progress(live.length ? `recording ${live.map((s) => `'${s.name}'`).join(', ')}; waiting for ${conditions.join(' or ')}`
+        : `no sessions of its own: keeping the page for the diagnostic server's tools; waiting for ${conditions.join(' or ')}`);
       waited = await waitForSessions(page, {
         until: v['wait-for'],
         durationMs: durationMs !== undefined ? Math.max(0, durationMs - (Date.now() - navStart)) : undefined,

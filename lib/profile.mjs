@@ -74,6 +74,9 @@ export function readProfile(input, { format, maxBytes } = {}) {
   } else {
     throw new TypeError('readProfile: input must be a Uint8Array, a Buffer, an ArrayBuffer or a string');
   }
+  // Nothing to read is no format: an empty file would otherwise read as
+  // folded stacks with no lines (and be named so in summaries).
+  if (!text.trim()) throw new TraceError(`an empty trace (${text.length ? 'only white space' : 'no bytes'}): nothing to read`);
   const budget = new HeapBudget();
   let kind = format || detectFormat(text);
   let json;

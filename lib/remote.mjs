@@ -85,8 +85,9 @@ function fileName(session, format) {
 /**
  * Collects one session per config session from one page, each streamed into
  * its own file under --out while it records; stops after --duration or on
- * SIGINT (Ctrl-C); prints the usual summary. `summarize` is cli.mjs's
- * summarizeSession. Resolves with the exit status.
+ * SIGINT (Ctrl-C; a second one stops waiting for the page); prints the usual
+ * summary. `summarize` is cli.mjs's summarizeSession. Resolves with the
+ * exit status. Every stream ends written: complete, or cut where it was.
  */
 export async function collectCommand(positionals, v, io, { config, durationMs, summarize, url = serverUrl(v) }) {
   const outDir = resolve(v.out ?? 'wasmtrace-traces');
@@ -96,10 +97,45 @@ export async function collectCommand(positionals, v, io, { config, durationMs, s
   const say = (l) => quiet || io.err(`wasmtrace collect: ${l}`);
   let target = targetOf(positionals, v);
   const streams = [];
+  // Ctrl-C: the first ends the recording (the sessions are stopped and
+  // their traces completed), a second stops waiting for the page.
+  let interrupts = 0;
+  let onInterrupt = () => {};
+  const interrupted = new Promise((r) => { onInterrupt = r; });
+  let onSecond = () => {};
+  const second = new Promise((r) => { onSecond = r; });
+  const onSig = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      say('interrupted: stopping the sessions (Ctrl-C again to stop waiting for them)');
+      onInterrupt();
+    } else {
+      onSecond();
+    }
+  };
+  process.on('SIGINT', onSig);
   try {
     if (target === 'first') say('waiting for a page to connect');
-    for (const s of config.sessions) {
-      const started = await tool.request({ type: 'start', page: target, config: s });
+    // Every start goes at once, then the resume: a page that is held
+    // (suspended, or not started yet) answers a start only once its runtime
+    // is up and the session really started (with its real id,
+    // docs/PROTOCOL.md), which needs the resume first. The router sends a
+    // tool's "first" requests to one page.
+    const asks = config.sessions.map((s) => tool.request({ type: 'start', page: target, config: s })
+      .then((started) => ({ s, started }), (error) => ({ s, error })));
+    const resumed = v.resume ? tool.request({ type: 'resume', page: target }).then((r) => r, (error) => ({ error })) : null;
+    const answers = await Promise.race([Promise.all(asks), interrupted.then(() => null)]);
+    if (resumed) {
+      const r = await Promise.race([resumed, interrupted.then(() => null)]);
+      if (r && !r.error) say(`${r.page} resumed (it had waited ${Math.round(r.waited)} ms)`);
+      else if (r?.error) say(`could not resume the page: ${r.error.message}`);
+    }
+    for (const a of answers ?? []) {
+      if (a.error) {
+        streams.push({ name: a.s.name ?? 'remote', error: a.error.message, result: null });
+        continue;
+      }
+      const { started } = a;
       target = started.page; // "first" resolved: every session on the same page
       if (started.session.state === 'failed' || started.stream === null) {
         // Failed, or recording without a stream (no memory for its ring):
@@ -107,64 +143,76 @@ export async function collectCommand(positionals, v, io, { config, durationMs, s
         streams.push({ started, result: null });
         continue;
       }
-      const file = join(outDir, fileName(started.session, s.format));
+      const file = join(outDir, fileName(started.session, a.s.format));
       say(`${started.page}: session #${started.session.id} '${started.session.name}' streaming into ${file}`);
       streams.push({ started, file, result: streamToFile(tool, started, file), stats: null });
     }
-    const byStream = new Map(streams.filter((x) => x.started.stream !== null).map((x) => [x.started.stream, x]));
+    if (!answers) say('interrupted before the page answered');
+    const byStream = new Map(streams.filter((x) => x.started && x.started.stream !== null).map((x) => [x.started.stream, x]));
     tool.onEvent((m) => {
       if (m.type === 'session' && byStream.has(m.stream)) byStream.get(m.stream).last = m.session;
     });
-    if (v.resume) {
-      const r = await tool.request({ type: 'resume', page: target });
-      say(`${r.page} resumed (it had waited ${Math.round(r.waited)} ms)`);
-    }
-    // Until --duration, Ctrl-C, or every stream ended by itself (durationMs).
-    let onSig;
+    // Until --duration (from the sessions' start), Ctrl-C, or every stream
+    // ended by itself (durationMs).
     const live = streams.filter((x) => x.result);
+    let timer;
     await Promise.race([
-      durationMs !== undefined ? new Promise((r) => setTimeout(r, durationMs)) : new Promise(() => {}),
-      new Promise((r) => { onSig = r; process.once('SIGINT', r); }),
+      durationMs !== undefined ? new Promise((r) => { timer = setTimeout(r, durationMs); }) : new Promise(() => {}),
+      interrupted,
       Promise.all(live.map((x) => x.result)),
     ]);
-    process.off('SIGINT', onSig);
+    clearTimeout(timer);
     for (const x of live) {
-      await tool.request({ type: 'stop', page: target, session: x.started.session.id }).catch(() => {});
+      await tool.request({ type: 'stop', page: target, session: x.started.session.id })
+        .catch((e) => { x.stopError = e.message; });
     }
-    let timer;
+    // The page completes each stopped stream; one it could not stop is cut
+    // now (its file holds what came).
+    for (const x of live) if (x.stopError) x.result.cut(`the page could not stop the session: ${x.stopError}`);
     await Promise.race([
       Promise.all(live.map((x) => x.result)),
       new Promise((r) => { timer = setTimeout(r, STOP_TIMEOUT_MS); }),
+      second,
     ]);
     clearTimeout(timer);
     // The page reports the final state (and stats) right after the last
     // frame, from its main thread: wait for it a little.
     const final = (x) => ['stopped', 'failed'].includes(x.last?.state);
-    for (let waited = 0; waited < 2000 && !live.every(final); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; waited < 2000 && interrupts < 2 && !live.every(final); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (const x of live) x.result.cut(interrupts > 1 ? 'interrupted (Ctrl-C) before the trace ended' : 'the trace did not end in time');
+    await Promise.all(live.map((x) => x.result));
   } finally {
+    process.off('SIGINT', onSig);
     tool.close();
   }
   let status = 0;
   io.out('');
   io.out(`wasmtrace collect: ${streams.length} session(s) from ${target}`);
   for (const x of streams) {
+    if (x.error) {
+      io.out(summarize({ name: x.name, error: x.error }).join('\n'));
+      status = 1;
+      continue;
+    }
     const s = x.last ?? x.started.session;
     if (!x.result) {
       io.out(summarize({ name: s.name, error: s.error ?? 'the page could not stream this session' }).join('\n'));
       status = 1;
       continue;
     }
-    // A stream that has not ended by now is cut where it is.
-    const r = await Promise.race([x.result, Promise.resolve(null)]);
+    const r = await x.result;
     const bytes = readFileSync(x.file);
-    const entry = { name: s.name, state: s.state, file: x.file, bytes, stats: s.stats ?? {}, stopMs: 0 };
+    // A complete stream is a stopped session, even when the page's main
+    // thread was too busy to report the state (the stop needs no main thread).
+    const state = r.complete && !['stopped', 'failed'].includes(s.state) ? 'stopped' : s.state;
+    const entry = { name: s.name, state, file: x.file, bytes, stats: s.stats ?? {}, stopMs: 0 };
     try {
       entry.profile = readProfile(bytes);
     } catch (e) {
       entry.parseError = e.message;
     }
-    if (!r || !r.complete) {
-      entry.state = `incomplete (${r ? r.error : 'the trace did not end in time'}; the file holds what came, readable up to its last flush)`;
+    if (!r.complete) {
+      entry.state = `incomplete (${r.error}; the file holds what came, readable up to its last flush)`;
       status = 1;
       if (entry.parseError) {
         io.out(`session '${s.name}': ${entry.state}, ${bytes.length} bytes in ${x.file}`);

@@ -325,12 +325,18 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
     } else {
       extra = {};
     }
-    if (target === 'first') {
+    // "first": the first page that connects after this tool first asked;
+    // the tool's later "first" requests go to that same page (a tool may
+    // send a start and a resume at once: both reach one page).
+    if (target === 'first' && !t.firstPage) {
       waitingFirst.push({ tool: t, msg, extra });
       return undefined;
     }
-    const p = pages.get(target);
-    if (!p || !p.info) return fail(t, 'no-page', `no page ${clean(target, 32)} is connected`, req);
+    const p = pages.get(target === 'first' ? t.firstPage : target);
+    if (!p || !p.info) {
+      return fail(t, 'no-page', target === 'first' ? `page ${t.firstPage} (this tool's first page) is gone`
+        : `no page ${clean(target, 32)} is connected`, req);
+    }
     if (msg.type === 'stop' && !p.sessions.has(extra.session)) {
       return fail(t, 'no-session', `page ${p.id} has no session ${extra.session}`, req);
     }
@@ -343,7 +349,7 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
     const role = req.wasmtraceRole;
     const peer = { ws, role, errors: 0, hello: false };
     if (role === 'page') Object.assign(peer, { id: `p${nextPage++}`, info: null, sessions: new Map(), streams: new Map(), pending: new Map() });
-    else Object.assign(peer, { id: `t${nextTool++}`, watching: false, streams: new Map(), nextStream: 1 });
+    else Object.assign(peer, { id: `t${nextTool++}`, watching: false, streams: new Map(), nextStream: 1, firstPage: null });
     (role === 'page' ? pages : tools).set(peer.id, peer);
 
     ws.on('message', (data, isBinary) => {
@@ -386,6 +392,7 @@ export async function startRouter({ host = '127.0.0.1', port = 0, token = null, 
             log(`page connected: ${describePage(peer)}`);
             toWatchers({ type: 'page-connected', page: pageView(peer) });
             for (const w of waitingFirst.splice(0)) {
+              w.tool.firstPage = peer.id;
               if (w.tool.ws.readyState === 1) forward(w.tool, peer, w.msg, w.msg.type, w.extra);
             }
           }

@@ -147,13 +147,14 @@ export async function connectTool(url, { token = null, timeoutMs = 10000 } = {})
  * came; else `error` says why it ended early and the file holds what came
  * (readable up to its last flush point). `times[i]` is when frame i was
  * written (performance.timeOrigin + now, ms) and `sizes[i]` its payload
- * bytes — for benchmarks and tests.
+ * bytes — for benchmarks and tests. The promise's cut(why) ends it early.
  */
 export function streamToFile(client, start, file) {
   const out = createWriteStream(file);
   let bytes = 0, frames = 0, expect = 0;
   const times = [], sizes = [];
-  return new Promise((resolve) => {
+  let cut = null;
+  const result = new Promise((resolve) => {
     let done = false;
     const finish = (r) => {
       if (done) return;
@@ -172,5 +173,13 @@ export function streamToFile(client, start, file) {
       else if (h.flags & FLAG_BROKEN) finish({ complete: false, error: 'the page lost bytes of this stream (its buffer was full)' });
     });
     client.onStreamError(start.stream, (msg) => finish({ complete: false, error: msg.message }));
+    cut = (why) => finish({ complete: false, error: why });
   });
+  // Ends the stream where it is (what came is in the file, flushed), e.g.
+  // on Ctrl-C or when the page will not end it; resolves like the stream.
+  result.cut = (why) => {
+    cut(why);
+    return result;
+  };
+  return result;
 }

@@ -527,65 +527,10 @@ static cJSON *parse_text(const char *json, size_t len, parse_ctx *ctx, char *err
   return NULL;
 }
 
-/* The "server" object: the same rules as js/wasmtrace_post.js's
- * serverConfig (the shim acts on it before this parser runs). */
-static int parse_server(const cJSON *obj, wt_server_config *c, const parse_ctx *ctx, char *err,
-                        size_t cap) {
-  static const char *const keys[] = {"url", "suspend", "suspendTimeoutMs", "token", "reconnectMs",
-                                     NULL};
-  const cJSON *v;
-  c->suspend_timeout_ms = 10000;
-  c->reconnect_ms = 2000;
-  if (!cJSON_IsObject(obj)) {
-    fail(err, cap, "server", "expected an object, got %s", type_name(obj));
-    return 0;
-  }
-  if (!check_keys(obj, "server", keys, ctx, err, cap)) return 0;
-  v = cJSON_GetObjectItemCaseSensitive(obj, "url");
-  if (!v) {
-    fail(err, cap, "server.url", "missing (expected the router's ws:// or wss:// URL)");
-    return 0;
-  }
-  if (!get_string(v, "server.url", c->url, sizeof c->url, WT_SERVER_URL_CHARS, ctx, err, cap))
-    return 0;
-  if (strncmp(c->url, "ws://", 5) != 0 && strncmp(c->url, "wss://", 6) != 0) {
-    fail(err, cap, "server.url", "expected a ws:// or wss:// URL, got \"%.80s\"", c->url);
-    return 0;
-  }
-  for (const unsigned char *p = (const unsigned char *)c->url; *p; p++) {
-    if (*p <= ' ' || *p == 0x7f) {
-      fail(err, cap, "server.url", "contains a space or control character");
-      return 0;
-    }
-  }
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "suspend"))) {
-    if (!cJSON_IsBool(v)) {
-      fail(err, cap, "server.suspend", "expected true or false, got %s", type_name(v));
-      return 0;
-    }
-    c->suspend = cJSON_IsTrue(v);
-  }
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "suspendTimeoutMs")) &&
-      !get_uint(v, "server.suspendTimeoutMs", 0, 600000, &c->suspend_timeout_ms, err, cap))
-    return 0;
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "reconnectMs")) &&
-      !get_uint(v, "server.reconnectMs", 0, 600000, &c->reconnect_ms, err, cap))
-    return 0;
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "token"))) {
-    if (!get_string(v, "server.token", c->token, sizeof c->token, WT_SERVER_TOKEN_CHARS, ctx, err,
-                    cap))
-      return 0;
-    for (const char *p = c->token; *p; p++) {
-      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            *p == '-' || *p == '_' || *p == '.' || *p == '~')) {
-        fail(err, cap, "server.token", "may contain only letters, digits, '-', '_', '.' and '~'");
-        return 0;
-      }
-    }
-  }
-  return 1;
-}
-
+/* The "server" object is checked in one place, $wasmtraceCheckServer of
+ * js/wasmtrace_library.js: the page must know the URL, and whether to
+ * suspend, before the module runs (suspend holds the constructors that run
+ * this parser). Here any value is accepted: it belongs to the shim. */
 wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *err,
                           size_t errcap) {
   memset(out, 0, sizeof *out);
@@ -640,11 +585,7 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
     e->valid = parse_session_obj(s, path, &e->config, &ctx, e->error, sizeof e->error);
   }
   out->count = i;
-  if ((v = cJSON_GetObjectItemCaseSensitive(root, "server"))) {
-    out->server.present = 1;
-    out->server.valid = parse_server(v, &out->server, &ctx, out->server.error,
-                                     sizeof out->server.error);
-  }
+  if (cJSON_GetObjectItemCaseSensitive(root, "server")) out->server.present = 1;
   /* Two sessions writing one file would corrupt both. */
   for (int a = 0; a < out->count; a++) {
     for (int b = 0; b < a; b++) {
@@ -746,13 +687,6 @@ void wt_config_restrict_untrusted(wt_config *c, const char *source) {
       e->valid = 0;
     }
   }
-  /* A link must not send the page's traces to a server of its choosing
-   * (the shim refuses it too). */
-  if (c->server.present && c->server.valid) {
-    c->server.valid = 0;
-    fail(c->server.error, sizeof c->server.error, "server",
-         "not allowed in a config from %s (anyone can set it): only the app's own config "
-         "may name a server",
-         source);
-  }
+  /* A server named by such a config is refused by the shim, which owns
+   * the connection ($wasmtraceServerConfig). */
 }

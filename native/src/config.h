@@ -55,21 +55,11 @@ typedef struct wt_config_entry {
   char error[WT_ERROR_MAX];
 } wt_config_entry;
 
-#define WT_SERVER_URL_CHARS 2047
-#define WT_SERVER_TOKEN_CHARS 256
-
-/* The top-level "server" object (docs/PROTOCOL.md): read by the JS shim,
- * which owns the connection; parsed here too so that a bad one gets the
- * same key-path message as a bad session, printed once. */
+/* The top-level "server" object (docs/PROTOCOL.md) belongs to the JS shim,
+ * which checks it and owns the connection ($wasmtraceCheckServer in
+ * js/wasmtrace_library.js); the parser only notes that it is there. */
 typedef struct wt_server_config {
   int present; /* the blob has a "server" key */
-  int valid;   /* 0: `error` says why; the page does not connect */
-  char error[WT_ERROR_MAX];
-  char url[WT_SERVER_URL_CHARS + 1];
-  int suspend;
-  uint32_t suspend_timeout_ms;
-  char token[WT_SERVER_TOKEN_CHARS + 1];
-  uint32_t reconnect_ms; /* 0: never reconnect */
 } wt_server_config;
 
 typedef struct wt_config {

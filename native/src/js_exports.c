@@ -1,4 +1,4 @@
-/* Functions for the JS shim (js/wasmtrace_post.js): plain C signatures
+/* Functions for the JS shim (js/wasmtrace_post.js, js/wasmtrace_server.js): plain C signatures
  * over the public API, exported from the wasm module. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -66,40 +66,20 @@ int wt_platform_is_main_thread(void) {
 
 void wt_platform_log_error(const char *message) { wt_js_log_error(message); }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  size_t n;
-  while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += n;
-    if (cap - len < 2) {
-      char *bigger = realloc(buf, cap * 2);
-      if (!bigger) { free(buf); buf = NULL; break; }
-      buf = bigger;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
-
+/* The config's source is resolved in one place, $wasmtraceConfigSource of
+ * js/wasmtrace_library.js (its order and /wasmtrace.json included): the
+ * server's JS reads the same sources before the module runs. */
 char *wt_platform_read_config(wt_config_source *src) {
   int kind = 0;
   src->error[0] = '\0';
   src->untrusted = 0;
   char *blob = wt_js_read_config(&kind, src->error, sizeof src->error);
-  if (blob || src->error[0]) {
-    src->name = kind == 1   ? "Module.wasmtraceConfig"
-                : kind == 3 ? "globalThis.wasmtraceConfig"
-                            : "the 'wasmtrace' URL parameter";
-    src->untrusted = kind == 2;
-    return blob;
-  }
-  src->name = "/wasmtrace.json";
-  return read_file("/wasmtrace.json");
+  src->name = kind == 1   ? "Module.wasmtraceConfig"
+              : kind == 3 ? "globalThis.wasmtraceConfig"
+              : kind == 2 ? "the 'wasmtrace' URL parameter"
+                          : "/wasmtrace.json";
+  src->untrusted = kind == 2;
+  return blob;
 }
 
 int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "config.h"
 #include "platform.h"
 #include "runtime.h"
 
@@ -18,33 +19,63 @@ static void set_config_error(const char *error, const char *source) {
   wt_platform_log_error(line);
 }
 
+/* The sessions a tool asked for through the diagnostic server before the
+ * runtime was up (js/wasmtrace_server.js queues them; docs/PROTOCOL.md):
+ * started here, with the config's own, and each answered with its real id.
+ * The host build has no such queue. */
+#ifdef __EMSCRIPTEN__
+extern int wt_js_queued_count(void);
+extern char *wt_js_queued_config(int index);
+extern void wt_js_queued_started(int index, int id);
+#else
+static int wt_js_queued_count(void) { return 0; }
+static char *wt_js_queued_config(int index) { (void)index; return NULL; }
+static void wt_js_queued_started(int index, int id) { (void)index; (void)id; }
+#endif
+
+static void start_queued(int n) {
+  for (int i = 0; i < n; i++) {
+    char *text = wt_js_queued_config(i);
+    int id = -1;
+    if (text) {
+      wt_session_start(text, &id);
+    } else {
+      /* No memory for its text: a failed record still answers the tool. */
+      wt_session_config config;
+      wt_config_defaults(&config, "remote");
+      wt_api_add_session(&config, "out of memory for the config text of a tool's session", &id);
+    }
+    free(text);
+    wt_js_queued_started(i, id);
+  }
+}
+
 void wt_runtime_start_from_config(void) {
   wt_config_source source = {"", 0, ""};
   char *blob = wt_platform_read_config(&source);
+  wt_config *config = NULL;
   if (!blob) {
     if (source.error[0]) set_config_error(source.error, source.name);
-    return;
-  }
-  wt_config *config = malloc(sizeof *config);
-  if (!config) {
+  } else if (!(config = malloc(sizeof *config))) {
     free(blob);
-    return;
-  }
-  char err[WT_ERROR_MAX];
-  if (wt_config_parse(blob, strlen(blob), config, err, sizeof err) != WT_OK) {
-    set_config_error(err, source.name);
+    blob = NULL;
   } else {
+    char err[WT_ERROR_MAX];
+    if (wt_config_parse(blob, strlen(blob), config, err, sizeof err) != WT_OK) {
+      set_config_error(err, source.name);
+      free(config);
+      config = NULL;
+    }
+  }
+  /* Read once, before anything starts: the shim starts later requests itself. */
+  int queued = wt_js_queued_count();
+  if (config) {
     /* Anyone can send a link: such a config writes only under
      * WT_OUTPUT_DIR and never overwrites (docs/GUIDE.md). */
     if (source.untrusted) wt_config_restrict_untrusted(config, source.name);
-    /* The shim already refused to connect (it checks the same rules); this
-     * is the one line that says why. */
-    if (config->server.present && !config->server.valid) {
-      char line[WT_ERROR_MAX * 2];
-      snprintf(line, sizeof line, "config error: %s (from %s); the page does not connect to a server",
-               config->server.error, source.name);
-      wt_platform_log_error(line);
-    }
+    /* A bad "server" object is the shim's to report (it checks it). */
+  }
+  if (config || queued > 0) {
     /* The worker adopts none of them until all are in the table, so that
      * they start in one iteration and share their first tick (worker.c).
      * hold_seq is odd from before the first session is published (the
@@ -52,12 +83,13 @@ void wt_runtime_start_from_config(void) {
      * is (this release store follows them). */
     atomic_fetch_add_explicit(&wt_rt.hold_seq, 1, memory_order_release);
     wt_runtime_init();
-    for (int i = 0; i < config->count; i++) {
+    for (int i = 0; config && i < config->count; i++) {
       int id = -1;
       const wt_config_entry *e = &config->sessions[i];
       wt_api_add_session(&e->config, e->valid ? "" : e->error, &id);
       if (id >= 0) wt_rt.startup_ids[wt_rt.startup_count++] = id;
     }
+    start_queued(queued);
     atomic_fetch_add_explicit(&wt_rt.hold_seq, 1, memory_order_release);
     wt_runtime_wake();
   }

@@ -5,10 +5,13 @@
 
 #include "mem.h"
 
-_Static_assert(offsetof(wt_stream, write) == 0 && offsetof(wt_stream, read) == 4 &&
-                   offsetof(wt_stream, capacity) == 8 && offsetof(wt_stream, data) == 12 &&
-                   offsetof(wt_stream, flags) == 16 && offsetof(wt_stream, lost) == 20,
-               "the JS reader (js/wasmtrace_post.js) reads these offsets");
+_Static_assert(offsetof(wt_stream, write) == WT_STREAM_AT_WRITE &&
+                   offsetof(wt_stream, read) == WT_STREAM_AT_READ &&
+                   offsetof(wt_stream, capacity) == WT_STREAM_AT_CAPACITY &&
+                   offsetof(wt_stream, data) == WT_STREAM_AT_DATA &&
+                   offsetof(wt_stream, flags) == WT_STREAM_AT_FLAGS &&
+                   offsetof(wt_stream, lost) == WT_STREAM_AT_LOST,
+               "the JS reader (js/wasmtrace_server_worker.js) reads these offsets");
 
 wt_stream *wt_stream_new(void) {
   wt_stream *s = wt_mem_alloc(sizeof *s + WT_STREAM_BYTES);

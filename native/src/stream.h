@@ -1,25 +1,35 @@
 /* Stream rings: a copy of a session's output bytes for the diagnostic
  * server (docs/PROTOCOL.md). The wasmtrace worker (producer) copies every
  * block it queues for the VFS into the ring as well; a plain JS Worker
- * (js/wasmtrace_post.js) reads the ring straight from shared linear memory
+ * (js/wasmtrace_server_worker.js) reads the ring straight from shared linear memory
  * and sends it over the WebSocket, so streaming never waits for the page's
  * main thread. The ring never blocks the producer: when it is full or its
  * reader is gone, the bytes are not copied (counted in `lost`) and the
  * stream is marked broken; the VFS copy is not affected.
  *
- * Layout (read by JS at these byte offsets; all 32-bit, little endian):
- *   0 write   bytes published by the producer (free-running, release)
- *   4 read    bytes consumed by the JS reader (free-running, release)
- *   8 capacity (a power of two)
- *  12 data    the buffer's address in linear memory
- *  16 flags   WT_STREAM_* below
- *  20 lost    bytes not copied (saturating) */
+ * Layout: the WT_STREAM_AT_* byte offsets below (all 32-bit, little
+ * endian), pinned by _Static_assert in stream.c. This header is their one
+ * source: the Worker's RING and RING_FLAGS constants are checked against
+ * these #defines by tests/node/server-files.test.mjs.
+ *   write    bytes published by the producer (free-running, release)
+ *   read     bytes consumed by the JS reader (free-running, release)
+ *   capacity a power of two
+ *   data     the buffer's address in linear memory
+ *   flags    WT_STREAM_* below
+ *   lost     bytes not copied (saturating) */
 #ifndef WT_STREAM_H
 #define WT_STREAM_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define WT_STREAM_AT_WRITE 0
+#define WT_STREAM_AT_READ 4
+#define WT_STREAM_AT_CAPACITY 8
+#define WT_STREAM_AT_DATA 12
+#define WT_STREAM_AT_FLAGS 16
+#define WT_STREAM_AT_LOST 20
 
 #define WT_STREAM_BYTES (2u * 1024 * 1024) /* ring capacity per streamed session */
 #define WT_STREAM_CLOSED 1u   /* producer: no more bytes (the output is complete) */

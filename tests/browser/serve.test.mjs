@@ -1,5 +1,5 @@
 // The diagnostic server end to end (docs/PROTOCOL.md): the sample app in
-// headless Chromium with a `server` config, a real router on 127.0.0.1
+// headless Chromium or Firefox ($WASMTRACE_BROWSER) with a `server` config, a real router on 127.0.0.1
 // (lib/router.mjs) and real tools (lib/tool.mjs). What is checked: suspend
 // holds main() until a tool resumes it, a tool's session streams the very
 // bytes of the VFS file (read back by the real readers), the stream keeps
@@ -13,12 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { constants, gunzipSync } from 'node:zlib';
-import { launch } from '../../lib/browser.mjs';
+import { configure } from '../../js/playwright.mjs';
 import { serve } from '../../lib/serve.mjs';
 import { startRouter } from '../../lib/router.mjs';
 import { connectTool, streamToFile } from '../../lib/tool.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
+import { inFirefox, launchTestBrowser, recordArgs, testBrowser } from '../lib/test-browser.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
 import { importWithSpeedscope } from '../lib/speedscope.mjs';
@@ -45,7 +46,7 @@ async function until(fn, what, ms = 30000) {
   }
 }
 
-describe('wasmtrace serve with pages in headless Chromium', () => {
+describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
   let http, browser, router;
   before(async () => {
     mkdirSync(site, { recursive: true });
@@ -58,7 +59,7 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     }
     copyFileSync(join(root, 'tests/serve/index.html'), join(site, 'index.html'));
     http = await serve(site);
-    browser = await launch();
+    browser = await launchTestBrowser();
     router = await startRouter();
   });
   after(async () => {
@@ -89,20 +90,25 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
 
   test('suspend holds main() until a tool resumes it; the streamed session starts before main() and its file equals the VFS copy', async () => {
     const tool = await connectTool(router.url);
+    // A held page answers the start once it runs (with the session's real
+    // id), so the resume goes without waiting for that answer.
     const startP = tool.request({ type: 'start', page: 'first', config: { name: 'remote', sampling: { intervalUs: 1000 } } });
     const { page } = await openPage({ server: { url: router.url, suspend: true, suspendTimeoutMs: 60000 } });
-    const started = await startP;
-    assert.equal(started.session.name, 'remote');
+    const href = await page.evaluate(() => location.href);
+    const pageId = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
     const { pages } = await tool.request({ type: 'list' });
-    assert.equal(pages.find((p) => p.id === started.page).suspended, true);
+    assert.equal(pages.find((p) => p.id === pageId).suspended, true);
     // Held: main() has not run, yet the page's main thread answers.
     await sleep(300);
     assert.deepEqual(await page.evaluate(() => ({ mainRan: Module.mainStartMs !== undefined, timersRun: window.pageTicks > 5 })),
       { mainRan: false, timersRun: true });
+    const resumed = await tool.request({ type: 'resume', page: pageId });
+    assert.ok(resumed.waited >= 300);
+    const started = await startP;
+    assert.equal(started.page, pageId);
+    assert.equal(started.session.name, 'remote');
     const file = join(tmp, 'suspended.json.gz');
     const done = streamToFile(tool, started, file);
-    const resumed = await tool.request({ type: 'resume', page: started.page });
-    assert.ok(resumed.waited >= 300);
     await page.waitForFunction(READY, null, { timeout: 60000 });
     await tool.request({ type: 'stop', page: started.page, session: started.session.id });
     const r = await done;
@@ -171,8 +177,13 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     const inside = r.times.map((at, seq) => ({ at, seq, bytes: r.sizes[seq] })).filter((f) => f.at > spin.t0 + 200 && f.at < spin.t1 - 50);
     t.diagnostic(`during the 3 s spin the tool wrote ${inside.length} of ${r.frames} frames ` +
       `(${inside.reduce((n, f) => n + f.bytes, 0)} bytes), sequence ${inside[0]?.seq}..${inside.at(-1)?.seq}`);
-    assert.ok(inside.length >= 2, `frames written during the 3 s spin: ${inside.length} of ${r.frames} ` +
-      `(spin ${spin.t0.toFixed(0)}..${spin.t1.toFixed(0)}, frames at ${r.times.map((t) => (t - spin.t0).toFixed(0)).join(' ')})`);
+    // Firefox (Gecko) carries a Worker's WebSocket through the page's main
+    // thread: there the bytes leave once the spin ends (docs/GUIDE.md);
+    // what was recorded during it is the same (checked below).
+    if (!inFirefox) {
+      assert.ok(inside.length >= 2, `frames written during the 3 s spin: ${inside.length} of ${r.frames} ` +
+        `(spin ${spin.t0.toFixed(0)}..${spin.t1.toFixed(0)}, frames at ${r.times.map((t) => (t - spin.t0).toFixed(0)).join(' ')})`);
+    }
     const vfs = await vfsBytes(page, started.session.id);
     assert.ok(readFileSync(file).equals(vfs), 'the streamed file equals the VFS copy');
     // The frames are the trace: it reads back, with samples taken during the spin.
@@ -183,7 +194,7 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     tool.close();
     await page.close();
   });
-  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed)', async () => {
+  test('a stop sent while the main thread spins completes the stream before the spin ends (no main thread needed; Firefox: once it ends)', async () => {
     const { page } = await openPage({ server: { url: router.url } });
     await page.waitForFunction(READY, null, { timeout: 60000 });
     const href = await page.evaluate(() => location.href);
@@ -204,7 +215,9 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
     const endedAt = performance.timeOrigin + performance.now();
     const spin = await spinning;
     assert.equal(r.complete, true, r.error);
-    assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
+    // (Firefox: the stop reaches the Worker through the page's main thread,
+    // so the stream ends once the spin ended; see above.)
+    if (!inFirefox) assert.ok(endedAt < spin.t1, `the stream ended ${(endedAt - spin.t1).toFixed(0)} ms after the spin ended`);
     const streamed = readFileSync(file);
     assert.ok(analyzeTrace(parseTrace(streamed)).threads.length >= 1);
     assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file equals the VFS copy');
@@ -372,6 +385,147 @@ describe('wasmtrace serve with pages in headless Chromium', () => {
       await strictLog.close();
     }
   });
+  // Every combination of the page's own sessions (none, some, one failing
+  // validation, a config rejected whole) and a tool's start before main()
+  // (the page suspended) or after: the tool's session streams its whole
+  // trace under the id the page really gave it, and the page's own
+  // sessions are untouched. The config is pinned as `wasmtrace record` pins
+  // it (configure(): a page cannot rewrite it).
+  const PAGE_SESSIONS = {
+    none: { sessions: undefined, own: [] },
+    some: { sessions: [{ name: 'mine', durationMs: 60000 }, { name: 'other', durationMs: 60000 }], own: ['mine running', 'other running'] },
+    failing: { sessions: [{ name: 'bad', durationMs: 60000, bogus: 1 }, { name: 'ok', durationMs: 60000 }], own: [/ failed$/, 'ok running'] },
+    // An unknown top-level key: the C parser rejects the config whole.
+    rejected: { sessions: [{ name: 'lost', durationMs: 60000 }], extra: { bogus: 1 }, own: [] },
+  };
+  for (const [kind, { sessions, own, extra }] of Object.entries(PAGE_SESSIONS)) {
+    for (const when of ['before main()', 'after main()']) {
+      test(`page sessions ${kind}, a tool's session started ${when}: it streams whole, under its real id`, async () => {
+        const before = when === 'before main()';
+        const tool = await connectTool(router.url);
+        const cfg = { server: { url: router.url, suspend: before, suspendTimeoutMs: 60000 } };
+        if (sessions !== undefined) cfg.sessions = sessions;
+        Object.assign(cfg, extra);
+        const page = await browser.newPage();
+        await configure(page, cfg);
+        const startP = before ? tool.request({ type: 'start', page: 'first', config: { name: 'tool', sampling: { intervalUs: 1000 } } }) : null;
+        const resumeP = before ? tool.request({ type: 'resume', page: 'first' }) : null;
+        await page.goto(`${http.url}index.html?n=${++pageNo}`);
+        let started;
+        if (before) {
+          await resumeP;
+          started = await startP;
+        } else {
+          await page.waitForFunction(READY, null, { timeout: 60000 });
+          const href = await page.evaluate(() => location.href);
+          const id = await until(async () => (await tool.request({ type: 'list' })).pages.find((x) => x.url === href)?.id, 'the page');
+          started = await tool.request({ type: 'start', page: id, config: { name: 'tool', sampling: { intervalUs: 1000 } } });
+        }
+        assert.equal(started.session.name, 'tool');
+        assert.notEqual(started.session.state, 'failed', started.session.error);
+        const file = join(tmp, `combo-${kind}-${before ? 'before' : 'after'}.json.gz`);
+        const done = streamToFile(tool, started, file);
+        await page.waitForFunction(READY, null, { timeout: 60000 });
+        // The id the tool got is the page's own id for that session.
+        assert.equal(await page.evaluate((id) => Module.wasmtrace.getSession(id)?.name, started.session.id), 'tool');
+        const mine = await page.evaluate(() => Module.wasmtrace.getStartupSessions().map((x) => `${x.name} ${x.state}`));
+        assert.equal(mine.length, own.length, mine.join());
+        own.forEach((o, i) => (typeof o === 'string' ? assert.equal(mine[i], o) : assert.match(mine[i], o)));
+        await sleep(300);
+        await tool.request({ type: 'stop', page: started.page, session: started.session.id });
+        const r = await done;
+        assert.equal(r.complete, true, r.error);
+        const streamed = readFileSync(file);
+        assert.ok(streamed.equals(await vfsBytes(page, started.session.id)), 'the streamed file equals the VFS copy');
+        const a = analyzeTrace(parseTrace(streamed));
+        const main = a.threads.find((t) => t.name === 'main');
+        assert.ok(main && main.samples.length > 0, `threads: ${a.threads.map((t) => t.name)}`);
+        if (before) {
+          // Started before main(): its samples begin before main() ran.
+          const mainStartMs = await page.evaluate(() => Module.mainStartMs);
+          const first = Math.min(...a.threads.filter((t) => t.samples.length).map((t) => t.samples[0].ts)) / 1000;
+          assert.ok(first <= mainStartMs, `first sample ${first} ms, main() at ${mainStartMs} ms`);
+        }
+        tool.close();
+        await page.close();
+      });
+    }
+  }
+
+  // The CI recipe of docs/GUIDE.md (issue 23's report): `serve --once
+  // --duration` beside `record` of a page whose config has its own startup
+  // session and a suspending server. The tool's session streams and
+  // `serve --once` ends after --duration, while the page is still open.
+  // With and without sessions of the page's own: a config with a server
+  // and no sessions keeps the page for --duration (it used to exit 1, "no
+  // wasmtrace sessions").
+  for (const own of [[{ name: 'startup' }], undefined]) {
+  test(`the CI recipe: record (${own ? 'a startup session' : 'no sessions'}) + serve --once --duration: the tool gets the trace and ends after --duration, not when the page closes`, async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'recipe');
+    const bin = join(root, 'bin/wasmtrace.mjs');
+    const serveCli = spawn(process.execPath, [bin, 'serve', '--once', '--port', String(port), '--duration', '2s', '-o', out],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    serveCli.stdout.on('data', (d) => { stdout += d; });
+    serveCli.stderr.on('data', (d) => { stderr += d; });
+    const served = new Promise((r) => serveCli.on('exit', r));
+    let recordCli;
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const cfg = { sessions: own, server: { url: `ws://127.0.0.1:${port}`, suspend: true } };
+      recordCli = spawn(process.execPath, [bin, 'record', site, ...recordArgs, '--config', JSON.stringify(cfg), '--duration', '60s',
+        '--timeout', '90s', '-o', join(tmp, 'recipe-record'), '-q'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let recordDone = false;
+      const recorded = new Promise((r) => recordCli.on('exit', (code) => { recordDone = true; r(code); }));
+      const code = await served;
+      assert.equal(code, 0, `${stdout}\n${stderr}`);
+      assert.equal(recordDone, false, 'serve --once waited for the page to close');
+      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+      const a = analyzeTrace(parseTrace(readFileSync(join(out, 'server-1-remote.json.gz'))));
+      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+      recordCli.kill();
+      await recorded;
+    } finally {
+      serveCli.kill();
+      recordCli?.kill();
+    }
+  });
+  }
+
+  test('Ctrl-C ends serve --once cleanly: the session is stopped, its whole trace written, exit status 0', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'sigint');
+    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
+      '--duration', '120s', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((r) => cli.on('exit', (code, signal) => r({ code, signal })));
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
+      await until(() => /streaming into/.test(stderr), 'the stream', 60000);
+      await page.waitForFunction(READY, null, { timeout: 60000 });
+      const t0 = Date.now();
+      cli.kill('SIGINT');
+      const { code, signal } = await exited;
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${stdout}\n${stderr}`);
+      assert.ok(Date.now() - t0 < 30000, `exited ${Date.now() - t0} ms after Ctrl-C`);
+      assert.match(stderr, /interrupted: stopping the sessions/);
+      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+      const a = analyzeTrace(parseTrace(readFileSync(join(out, 'server-1-remote.json.gz'))));
+      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+      await page.close();
+    } finally {
+      cli.kill();
+    }
+  });
+
   test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
     const probe = await startRouter();
     const port = probe.port;

@@ -36,6 +36,8 @@ const REQUIRED = [
   'js/wasmtrace_library.js',
   'js/wasmtrace_pre.js',
   'js/wasmtrace_post.js',
+  'js/wasmtrace_server.js',
+  'js/wasmtrace_server_worker.js',
   'config/wasmtrace.schema.json',
 ];
 const ALLOWED = /^(package\.json|README\.md|LICENSE|bin\/[\w.-]+\.mjs|lib\/[\w.-]+\.(mjs|js|d\.ts)|js\/[\w.-]+\.(js|mjs|d\.ts)|config\/wasmtrace\.schema\.json)$/;

@@ -3,13 +3,14 @@
 // what a page says) and real tools (lib/tool.mjs): who may connect, what a
 // bad frame gets, and that nothing one peer sends reaches another.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { dataFrame, FLAG_LAST, pageOriginAllowed, parseDataHeader, startRouter } from '../../lib/router.mjs';
+import { dataFrame, FLAG_BROKEN, FLAG_LAST, pageOriginAllowed, parseDataHeader, startRouter } from '../../lib/router.mjs';
 import { connectTool, streamToFile, ToolError } from '../../lib/tool.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-router-'));
@@ -237,6 +238,32 @@ describe('router', () => {
     page.ws.close();
   });
 
+  test('one tool\'s "first" requests all reach one page: a start and a resume sent together, and later ones', async () => {
+    const tool = await connectTool(router.url);
+    // Sent at once, before any page: a held page answers the start only
+    // after the resume, so the tool cannot wait for the first answer.
+    const started = tool.request({ type: 'start', page: 'first', config: { name: 'held' } });
+    const resumed = tool.request({ type: 'resume', page: 'first' });
+    await new Promise((res) => setTimeout(res, 50));
+    const page = await fakePage(router, { info: pageInfo({ suspended: true }) });
+    const start = await page.next((f) => f.type === 'start');
+    await page.answer('resume');
+    assert.equal((await resumed).page, page.id);
+    page.ws.send(JSON.stringify({ type: 'started', req: start.req, session: { id: 3, name: 'held', state: 'running', error: null, stream: true } }));
+    const s = await started;
+    assert.equal(s.page, page.id);
+    assert.equal(s.session.id, 3);
+    // Another page connects: this tool's "first" is still the first one.
+    const other = await fakePage(router);
+    const again = tool.request({ type: 'resume', page: 'first' });
+    await page.answer('resume');
+    assert.equal((await again).page, page.id);
+    await assert.rejects(other.next((f) => f.type === 'resume', 300), /no such frame/);
+    tool.close();
+    page.ws.close();
+    other.ws.close();
+  });
+
   test('a request for a page that is not connected gets no-page', async () => {
     const tool = await connectTool(router.url);
     await assert.rejects(tool.request({ type: 'resume', page: 'p999' }), (e) => e instanceof ToolError && e.code === 'no-page');
@@ -433,6 +460,89 @@ describe('the tool commands of the CLI against a router', () => {
     assert.equal(r.status, 0, r.err);
     assert.match(r.out, /^session 'remote': stopped, chrome trace .*remote\.json\.gz/m);
     assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace);
+    page.ws.close();
+  });
+
+  // A held page (suspended) answers a start only once it runs, i.e. after
+  // the resume: collect --resume must send both without waiting.
+  test('collect --first --resume of a held page: the resume goes before the start is answered, --duration counts from the start', async () => {
+    const dir = join(tmp, 'held');
+    const cli = run(['collect', '--first', '--resume', '--server', router.url, '--duration', '300ms', '-o', dir, '-q']);
+    await new Promise((res) => setTimeout(res, 100));
+    const page = await fakePage(router, { info: pageInfo({ suspended: true }) });
+    const start = await page.next((f) => f.type === 'start', 10000);
+    await page.answer('resume');
+    page.ws.send(JSON.stringify({ type: 'started', req: start.req, session: { id: 5, name: 'remote', state: 'running', error: null, stream: true } }));
+    const trace = gzipSync(readFileSync(new URL('../golden/chrome.json', import.meta.url)));
+    page.data(5, trace);
+    const t0 = Date.now();
+    const stop = await page.answer('stop');
+    assert.ok(Date.now() - t0 >= 200, `stopped ${Date.now() - t0} ms after the start was answered`);
+    assert.equal(stop.session, 5);
+    page.data(5, Buffer.alloc(0), FLAG_LAST);
+    const r = await cli;
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /^session 'remote': stopped, chrome trace .*remote\.json\.gz/m);
+    assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace);
+    page.ws.close();
+  });
+
+  test('collect --duration ends a stream the page cannot stop: cut where it was, written, status 1', async () => {
+    const page = await fakePage(router);
+    const dir = join(tmp, 'unstoppable');
+    const t0 = Date.now();
+    const cli = run(['collect', page.id, '--server', router.url, '--duration', '300ms', '-o', dir, '-q']);
+    const req = await page.answer('start');
+    const trace = gzipSync(readFileSync(new URL('../golden/chrome.json', import.meta.url)));
+    page.data(req.session, trace.subarray(0, 500));
+    const stop = await page.next((f) => f.type === 'stop');
+    page.ws.send(JSON.stringify({ type: 'error', req: stop.req, code: 'page-error', message: 'no session 1 in this page' }));
+    const r = await cli;
+    assert.ok(Date.now() - t0 < 10000, `collect took ${Date.now() - t0} ms`);
+    assert.equal(r.status, 1);
+    assert.match(r.out, /incomplete \(the page could not stop the session: no session 1 in this page;/);
+    assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace.subarray(0, 500));
+    page.ws.close();
+  });
+
+  test('collect ends cleanly on Ctrl-C: the session is stopped and its whole trace written', async () => {
+    const page = await fakePage(router);
+    const dir = join(tmp, 'interrupted');
+    const cli = spawn(process.execPath, [new URL('../../bin/wasmtrace.mjs', import.meta.url).pathname, 'collect', page.id,
+      '--server', router.url, '-o', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((res) => cli.on('exit', (code, signal) => res({ code, signal })));
+    const req = await page.answer('start');
+    const trace = gzipSync(readFileSync(new URL('../golden/chrome.json', import.meta.url)));
+    page.data(req.session, trace.subarray(0, 700));
+    for (let i = 0; i < 200 && !/streaming into/.test(stderr); i++) await new Promise((res) => setTimeout(res, 25));
+    cli.kill('SIGINT');
+    const stop = await page.answer('stop');
+    assert.equal(stop.session, req.session);
+    page.data(req.session, trace.subarray(700));
+    page.ws.send(JSON.stringify({ type: 'session', session: { id: req.session, name: 'remote', state: 'stopped', error: null, stream: true } }));
+    page.data(req.session, Buffer.alloc(0), FLAG_LAST);
+    const { code, signal } = await exited;
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${stdout}\n${stderr}`);
+    assert.match(stderr, /interrupted: stopping the sessions/);
+    assert.match(stdout, /^session 'remote': stopped, chrome trace/m);
+    assert.deepEqual(readFileSync(join(dir, 'remote.json.gz')), trace);
+    page.ws.close();
+  });
+
+  test('a stream that brought no bytes is summarized as such, never as a "folded" trace', async () => {
+    const page = await fakePage(router);
+    const dir = join(tmp, 'empty');
+    const cli = run(['collect', page.id, '--server', router.url, '--duration', '200ms', '-o', dir, '-q']);
+    const req = await page.answer('start');
+    await page.answer('stop');
+    page.data(req.session, Buffer.alloc(0), FLAG_BROKEN);
+    const r = await cli;
+    assert.equal(r.status, 1);
+    assert.doesNotMatch(r.out, /folded/);
+    assert.match(r.out, /^session 'remote': incomplete \(the page lost bytes of this stream .*\), 0 bytes in /m);
     page.ws.close();
   });
 

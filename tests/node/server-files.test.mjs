@@ -1,0 +1,162 @@
+// The diagnostic server's page-side files against their single sources:
+// the ring layout of native/src/stream.h (the Worker's RING and RING_FLAGS
+// constants), the Worker's text (embedded by CMakeLists.txt in a String.raw
+// template), the `server` object's rules ($wasmtraceCheckServer, the one
+// place they live: the page must know the URL before the module runs) and
+// the config's source ($wasmtraceConfigSource, the one place that knows
+// where a config comes from).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import vm from 'node:vm';
+
+const root = new URL('../..', import.meta.url).pathname;
+const read = (f) => readFileSync(root + f, 'utf8');
+
+/** The js-library's symbols, run in a context with `globals` (as tests/fuzz/reader-fuzzers.mjs does). */
+function loadLibrary(globals = {}) {
+  let lib = null;
+  const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, URL, URLSearchParams, ...globals });
+  const source = read('js/wasmtrace_library.js')
+    .replace(/^[ \t]*#(if|else|elif|endif)\b.*$/gm, '')
+    .replace(/\{\{\{[^}]*\}\}\}/g, '0');
+  vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
+  // Emscripten makes every $-symbol of a library a global of the module.
+  for (const [k, v] of Object.entries(lib)) if (k.startsWith('$')) context[k.slice(1)] = v;
+  return { lib, context };
+}
+
+describe('the stream ring layout has one source: native/src/stream.h', () => {
+  const header = read('native/src/stream.h');
+  const define = (name) => {
+    const m = new RegExp(`^#define ${name} (\\d+)u?\\b`, 'm').exec(header);
+    assert.ok(m, `stream.h defines ${name}`);
+    return Number(m[1]);
+  };
+  const worker = read('js/wasmtrace_server_worker.js');
+  const object = (name) => {
+    const m = new RegExp(`^var ${name} = (\\{[^}]*\\});`, 'm').exec(worker);
+    assert.ok(m, `the Worker declares ${name}`);
+    return vm.runInNewContext(`(${m[1]})`);
+  };
+
+  test("the Worker's word offsets are the header's byte offsets / 4", () => {
+    const ring = object('RING');
+    const fields = ['WRITE', 'READ', 'CAPACITY', 'DATA', 'FLAGS', 'LOST'];
+    assert.deepEqual(Object.keys(ring).sort(), [...fields].sort());
+    for (const f of fields) assert.equal(ring[f] * 4, define(`WT_STREAM_AT_${f}`), f);
+  });
+
+  test("the Worker's flags are the header's", () => {
+    const flags = object('RING_FLAGS');
+    const names = ['CLOSED', 'BROKEN', 'DETACHED', 'DONE', 'STOP'];
+    assert.deepEqual(Object.keys(flags).sort(), [...names].sort());
+    for (const f of names) assert.equal(flags[f], define(`WT_STREAM_${f}`), f);
+  });
+
+  test('the Worker reads the ring only through those names (no bare word offsets)', () => {
+    assert.doesNotMatch(worker, /w\[b \+ \d\]|\(\w+ >> 2\) \+ \d/);
+  });
+});
+
+describe("the server's Worker is a real file the build embeds", () => {
+  const worker = read('js/wasmtrace_server_worker.js');
+  test('it parses as a script, and holds nothing that would end the String.raw template it is embedded in', () => {
+    assert.doesNotThrow(() => new vm.Script(worker, { filename: 'wasmtrace_server_worker.js' }));
+    assert.ok(!worker.includes('`'), 'a backquote');
+    assert.ok(!worker.includes('${'), "a '${'");
+  });
+  test('the build links the generated server file after the post-js, in the tree and in the package', () => {
+    const cmake = read('CMakeLists.txt');
+    assert.match(cmake, /--post-js \$\{PROJECT_SOURCE_DIR\}\/js\/wasmtrace_post\.js"\n\s*"SHELL:--post-js \$\{WASMTRACE_SERVER_JS\}"/);
+    assert.match(read('cmake/wasmtraceConfig.cmake.in'), /wasmtrace_post\.js\\""\n(\s*#.*\n)*\s*"SHELL:--post-js \\"\$\{WASMTRACE_JS_DIR\}\/wasmtrace_server\.js/);
+  });
+});
+
+describe('the server object is checked in one place: $wasmtraceCheckServer', () => {
+  const { lib } = loadLibrary();
+  // (Objects made in the library's context: compared as plain JSON.)
+  const check = (v) => JSON.parse(JSON.stringify(lib.$wasmtraceCheckServer(v)));
+
+  test('a valid one, with its defaults and the URL it connects to', () => {
+    assert.deepEqual(check({ url: 'ws://127.0.0.1:9777' }).config, {
+      url: 'ws://127.0.0.1:9777', suspend: false, suspendTimeoutMs: 10000, token: null, reconnectMs: 2000,
+      connectUrl: 'ws://127.0.0.1:9777/page',
+    });
+    const c = check({ url: 'wss://h/x', suspend: true, suspendTimeoutMs: 0, token: 'a-b_c.d~9', reconnectMs: 600000 }).config;
+    assert.deepEqual([c.suspend, c.suspendTimeoutMs, c.reconnectMs, c.token, c.connectUrl],
+      [true, 0, 600000, 'a-b_c.d~9', 'wss://h/x?token=a-b_c.d%7E9']);
+  });
+
+  // The cases the C parser checked before the rules moved here.
+  test('every bad one fails with its key path', () => {
+    const cases = [
+      [5, 'server: expected an object, got a number'],
+      [[], 'server: expected an object, got an array'],
+      [{}, "server.url: missing (expected the router's ws:// or wss:// URL)"],
+      [{ url: 7 }, 'server.url: expected a string, got a number'],
+      [{ url: '' }, 'server.url: expected 1 to 2047 characters, got 0'],
+      [{ url: 'http://127.0.0.1:9777' }, 'server.url: expected a ws:// or wss:// URL, got "http://127.0.0.1:9777"'],
+      [{ url: 'ws://a b' }, 'server.url: contains a space or control character'],
+      [{ url: 'ws://h', suspend: 'yes' }, 'server.suspend: expected true or false, got a string'],
+      [{ url: 'ws://h', suspendTimeoutMs: -1 }, 'server.suspendTimeoutMs: expected an integer from 0 to 600000, got -1'],
+      [{ url: 'ws://h', suspendTimeoutMs: 1.5 }, 'server.suspendTimeoutMs: expected an integer from 0 to 600000, got 1.5'],
+      [{ url: 'ws://h', reconnectMs: 600001 }, 'server.reconnectMs: expected an integer from 0 to 600000, got 600001'],
+      [{ url: 'ws://h', token: '' }, 'server.token: expected 1 to 256 characters, got 0'],
+      [{ url: 'ws://h', token: 'a&b' }, "server.token: may contain only letters, digits, '-', '_', '.' and '~'"],
+      [{ url: 'ws://h', port: 1 }, 'server.port: unknown key (allowed: see config/wasmtrace.schema.json)'],
+    ];
+    for (const [server, message] of cases) assert.deepEqual(check(server), { error: message }, JSON.stringify(server));
+  });
+});
+
+describe("the config's source is resolved in one place: $wasmtraceConfigSource", () => {
+  const source = (globals) => {
+    const { context } = loadLibrary(globals);
+    return vm.runInContext('wasmtraceConfigSource()', context);
+  };
+  const fs = (files) => ({
+    analyzePath: (p) => ({ exists: p in files }),
+    readFile: (p) => files[p],
+  });
+
+  test('Module.wasmtraceConfig, then globalThis.wasmtraceConfig, then ?wasmtrace=, then /wasmtrace.json', () => {
+    const all = {
+      Module: { wasmtraceConfig: { sessions: [] } },
+      globalThis: { wasmtraceConfig: '{"from":"global"}' },
+      location: { search: '?wasmtrace=%7B%22from%22%3A%22url%22%7D' },
+      FS: fs({ '/wasmtrace.json': '{"from":"file"}' }),
+    };
+    const pick = (g) => {
+      const r = source(g);
+      return r && { kind: r.kind, name: r.name, untrusted: r.untrusted, text: r.text };
+    };
+    assert.deepEqual(pick(all), { kind: 1, name: 'Module.wasmtraceConfig', untrusted: false, text: '{"sessions":[]}' });
+    assert.deepEqual(pick({ ...all, Module: {} }), { kind: 3, name: 'globalThis.wasmtraceConfig', untrusted: false, text: '{"from":"global"}' });
+    assert.deepEqual(pick({ ...all, Module: {}, globalThis: {} }),
+      { kind: 2, name: "the 'wasmtrace' URL parameter", untrusted: true, text: '{"from":"url"}' });
+    assert.deepEqual(pick({ ...all, Module: {}, globalThis: {}, location: { search: '' } }),
+      { kind: 4, name: '/wasmtrace.json', untrusted: false, text: '{"from":"file"}' });
+    assert.equal(source({ Module: {}, globalThis: {}, location: { search: '' }, FS: fs({}) }), null);
+  });
+
+  test('a source that cannot be read is blamed by name, never thrown', () => {
+    const Module = {};
+    Object.defineProperty(Module, 'wasmtraceConfig', { get() { throw new Error('boom'); } });
+    assert.deepEqual({ ...source({ Module, globalThis: {} }) },
+      { kind: 1, name: 'Module.wasmtraceConfig', untrusted: false, error: 'the config cannot be read as JSON: boom' });
+    const cyclic = {};
+    cyclic.self = cyclic;
+    assert.match(source({ Module: { wasmtraceConfig: cyclic }, globalThis: {} }).error, /^the config cannot be read as JSON: .*circular/i);
+  });
+
+  test('the server never comes from a source anyone can set', () => {
+    const { context } = loadLibrary({
+      Module: {}, globalThis: {}, location: { search: `?wasmtrace=${encodeURIComponent('{"server":{"url":"ws://evil.example"}}')}` },
+    });
+    assert.deepEqual({ ...vm.runInContext('wasmtraceServerConfig()', context) }, {
+      refused: "server: not allowed in a config from the 'wasmtrace' URL parameter (anyone can set it): " +
+        "only the app's own config may name a server",
+    });
+  });
+});
