@@ -7,15 +7,23 @@
 #include "registry.h"
 
 /* Pushes a frame; returns the depth below it. The depth is 32 bits: it
- * cannot overflow in practice, so there is no branch for it. */
+ * cannot overflow in practice, so there is no branch for it.
+ *
+ * Written so that only `top` is live through it, never `top` and the new
+ * `top` together: inlined into every instrumented function (-flto), each
+ * value live at once is a wasm local, and V8's baseline tier (Liftoff,
+ * where startup code runs) gives every local a stack slot in every frame.
+ * Computing the new `top` first and the depth from the old one cost a
+ * fourth local, 8 bytes per frame: a deep recursion overflowed the
+ * browser's stack ~9 % sooner (tests/moving/depth.c, issue 23). */
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  uint64_t next = top + WT_TOP_PUSH_STEP;
   uint32_t depth = WT_TOP_DEPTH(top);
-  /* The slot's tag is the new push count: the high half of `next`. */
+  /* The slot's tag is the new push count: the high half of the new `top`
+   * (its low half, the depth, never carries into it). */
   if (__builtin_expect(depth < WT_MAX_DEPTH, 1))
-    WT_I_STORE_FRAME(&t->frames[depth], (next & ~(uint64_t)UINT32_MAX) | id);
-  WT_I_PUBLISH_U64(&t->top, next);
+    WT_I_STORE_FRAME(&t->frames[depth], ((top + (UINT64_C(1) << 32)) & ~(uint64_t)UINT32_MAX) | id);
+  WT_I_PUBLISH_U64(&t->top, top + WT_TOP_PUSH_STEP);
   return depth;
 }
 
