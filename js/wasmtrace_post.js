@@ -138,7 +138,25 @@
   }
 
   function pump() {
-    if (runtimeInitialized && !dead()) c('wt_js_io_pump')();
+    if (runtimeInitialized && !dead()) {
+      c('wt_js_io_pump')();
+      noteWraps();
+    }
+  }
+
+  // An app linked without the pthread wrappers (native/src/threads.h) shows
+  // only the threads that call wasmtrace, and no waiting: said once, as
+  // soon as it is known (wasmtrace's worker is up).
+  var WRAP_LINE = 'pthreads are registered on first use: link with -Wl,--wrap=pthread_create ' +
+    '-Wl,--wrap=emscripten_futex_wait to see every pthread and its waiting';
+  var wrapsKnown = false;
+  function noteWraps() {
+    if (wrapsKnown) return;
+    var fn = Module['_wt_js_threads_wrapped'];
+    var w = fn ? fn() : 1;
+    if (w < 0) return;
+    wrapsKnown = true;
+    if (w === 0) console.warn('wasmtrace: ' + WRAP_LINE);
   }
 
   // Writes worker output to the VFS whenever this thread is free. The worker

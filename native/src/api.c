@@ -8,12 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten/threading.h>
+#endif
 
 #include "categories.h"
 #include "mem.h"
 #include "outputs.h"
 #include "platform.h"
 #include "runtime.h"
+#include "threads.h"
 #include "worker.h"
 
 /* What a session reads of the runtime: session.c does not see wt_rt. */
@@ -23,6 +27,26 @@ static void worker_times(double *created_us, double *started_us, uint64_t *busy_
   *busy_us = wt_worker_busy_us();
 }
 static const wt_session_host session_host = {wt_runtime_update_categories, worker_times};
+
+_Atomic int wt_i_wrapped_create;
+_Atomic int wt_i_wrapped_wait;
+
+int wt_threads_wrapped(void) {
+#ifdef __EMSCRIPTEN__
+  /* The worker exists only after its pthread_create, which went through
+   * the wrapper if the app has it. */
+  if (atomic_load_explicit(&wt_rt.worker_state, memory_order_acquire) != 1) return -1;
+  if (!atomic_load_explicit(&wt_i_wrapped_wait, memory_order_relaxed)) {
+    /* The value differs: returns at once, through the wrapper if linked. */
+    uint32_t word = 0;
+    emscripten_futex_wait(&word, 1, 0);
+  }
+  return atomic_load_explicit(&wt_i_wrapped_create, memory_order_relaxed) &&
+         atomic_load_explicit(&wt_i_wrapped_wait, memory_order_relaxed);
+#else
+  return -1;
+#endif
+}
 
 wt_session *wt_session_get(int id) {
   if (id < 0 || id >= atomic_load_explicit(&wt_rt.session_count, memory_order_acquire))

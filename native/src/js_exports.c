@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "session.h"
 #include "startup.h"
+#include "threads.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -55,6 +56,10 @@ WT_I_EXPORT void *wt_js_session_stream(int id) {
   wt_session *s = wt_session_get(id);
   return s ? s->stream : NULL;
 }
+
+/* 1: linked with the pthread wrappers, 0: without (the shim prints one
+ * line), -1: not known yet (threads.h). */
+WT_I_EXPORT int wt_js_threads_wrapped(void) { return wt_threads_wrapped(); }
 
 /* Threads registered so far (the diagnostic server's hello). */
 WT_I_EXPORT int wt_js_thread_count(void) { return (int)wt_registry_count(); }
