@@ -13,9 +13,10 @@
  * `top` together: inlined into every instrumented function (-flto), each
  * value live at once is a wasm local, and V8's baseline tier (Liftoff,
  * where startup code runs) gives every local a stack slot in every frame.
- * Computing the new `top` first and the depth from the old one cost a
- * fourth local, 8 bytes per frame: a deep recursion overflowed the
- * browser's stack ~9 % sooner (tests/moving/depth.c, issue 23). */
+ * Computing the new `top` first and the depth from the old one kept both
+ * live: one local more, 8 bytes per frame, and a deep recursion overflowed
+ * the browser's stack ~9 % sooner (tests/moving/depth.c,
+ * tests/node/hook-frame.test.mjs, issue 23). */
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
   uint32_t depth = WT_TOP_DEPTH(top);
