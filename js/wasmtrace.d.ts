@@ -114,8 +114,9 @@ export interface WasmtraceSession {
   readonly error: string | null;
   /**
    * The counters (all 0 for a session that failed before it started).
-   * Throws an Error for a session the runtime died under (its counters are
-   * gone with it); a session that had stopped keeps its final counters.
+   * Never throws, whatever the heap or the runtime: a session the runtime
+   * died under keeps the counters read when the shim noticed; a session
+   * that had stopped keeps its final counters.
    */
   stats(): WasmtraceStats;
   /**

@@ -27,9 +27,9 @@
   var aborted = null;
   // What was read of the runtime when the shim noticed it was dead.
   var lastWords = null;
-  // The stats buffer: allocated once while the runtime lives, never freed,
-  // so that reading stats never needs malloc (which an abort may have left
-  // locked).
+  // The stats buffer: static memory of the C side (wt_js_stats_buffer), so
+  // that reading stats never needs malloc (the heap may be full, or an
+  // abort may have left malloc locked).
   var statsPtr = 0;
 
   function c(name) {
@@ -138,7 +138,25 @@
   }
 
   function pump() {
-    if (runtimeInitialized && !dead()) c('wt_js_io_pump')();
+    if (runtimeInitialized && !dead()) {
+      c('wt_js_io_pump')();
+      noteWraps();
+    }
+  }
+
+  // An app linked without the pthread wrappers (native/src/threads.h) shows
+  // only the threads that call wasmtrace, and no waiting: said once, as
+  // soon as it is known (wasmtrace's worker is up).
+  var WRAP_LINE = 'pthreads are registered on first use: link with -Wl,--wrap=pthread_create ' +
+    '-Wl,--wrap=emscripten_futex_wait to see every pthread and its waiting';
+  var wrapsKnown = false;
+  function noteWraps() {
+    if (wrapsKnown) return;
+    var fn = Module['_wt_js_threads_wrapped'];
+    var w = fn ? fn() : 1;
+    if (w < 0) return;
+    wrapsKnown = true;
+    if (w === 0) console.warn('wasmtrace: ' + WRAP_LINE);
   }
 
   // Writes worker output to the VFS whenever this thread is free. The worker
@@ -153,15 +171,21 @@
   }, PUMP_INTERVAL_MS);
   if (timer && typeof timer.unref === 'function') timer.unref();
 
+  // The session's counters; zeros for what cannot be read (never throws:
+  // an unknown id reads as zeros on the C side, and the buffer is static).
   function readStats(id) {
-    if (!statsPtr) {
-      if (aborted) return null;
-      statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
-      if (!statsPtr) throw new Error('wasmtrace: out of memory for the stats buffer (' + 8 * STAT_KEYS.length + ' bytes)');
+    var out = zeroStats();
+    try {
+      if (!statsPtr) {
+        var fn = Module['_wt_js_stats_buffer'];
+        if (!fn || c('wt_js_stats_capacity')() < STAT_KEYS.length) return out;
+        statsPtr = fn();
+      }
+      c('wt_js_session_stats')(id, statsPtr);
+      for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = HEAPF64[(statsPtr >> 3) + i];
+    } catch (e) {
+      // A module without the export, or a trap: the zeros stand.
     }
-    c('wt_js_session_stats')(id, statsPtr);
-    var out = {};
-    for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = HEAPF64[(statsPtr >> 3) + i];
     return out;
   }
 
@@ -207,7 +231,8 @@
     try {
       state = STATES[c('wt_js_session_state')(this.id)] || 'failed';
       if (state === 'failed') error = UTF8ToString(c('wt_js_session_error')(this.id));
-      if (state === 'stopped') stats = readStats(this.id);
+      // Lock-free loads into static memory: the counters as they were.
+      stats = readStats(this.id);
     } catch (e) {
       state = 'failed';
     }
@@ -245,14 +270,11 @@
     },
   });
 
+  // Never throws (a session that never had a C record, a runtime that
+  // died, a full heap): the counters that can be read, zeros for the rest.
   Session.prototype.stats = function () {
     var f = own(this, 'stats()')._current();
-    if (f) {
-      if (f.stats) return Object.assign({}, f.stats);
-      if (this._local) return zeroStats();
-      throw new Error("wasmtrace: the stats of session '" + this.name + "' are gone: " + aborted +
-        ' before the session finished');
-    }
+    if (f) return f.stats ? Object.assign({}, f.stats) : zeroStats();
     return readStats(this.id);
   };
 
@@ -339,8 +361,6 @@
   };
 
   function session(id) {
-    // The stats buffer, taken while the runtime surely lives (see statsPtr).
-    if (!statsPtr && !aborted) statsPtr = c('wt_js_alloc')(8 * STAT_KEYS.length);
     if (!sessions[id]) {
       sessions[id] = new Session(id);
       if (aborted) sessions[id]._freeze();
@@ -394,12 +414,37 @@
     return { text: text, bytes: bytes };
   }
 
-  // A C string copy of `text` (well-formed), or 0; free it with wt_js_free.
+  // A C string copy of `text` (well-formed) for one call, or 0: in the C
+  // side's static text buffer when it fits (no heap: a start must say why
+  // it fails when the heap is full), else malloc'd; give it to freeText.
   function cString(text) {
     var size = lengthBytesUTF8(text) + 1;
-    var ptr = c('wt_js_alloc')(size);
+    var ptr = 0;
+    if (Module['_wt_js_text_buffer'] && size <= c('wt_js_text_capacity')()) ptr = c('wt_js_text_buffer')();
+    else ptr = c('wt_js_alloc')(size);
     if (ptr) stringToUTF8(text, ptr, size);
     return ptr;
+  }
+
+  function freeText(ptr) {
+    if (ptr && !(Module['_wt_js_text_buffer'] && ptr === c('wt_js_text_buffer')())) c('wt_js_free')(ptr);
+  }
+
+  // Why C gave no id (no memory even for the session's record), or ''.
+  function noRecordError() {
+    var fn = Module['_wt_js_no_record_error'];
+    return fn ? UTF8ToString(fn()) : '';
+  }
+
+  // The name a config text gives its session, or '' (read in JS: the C
+  // record that would hold it could not be had).
+  function nameIn(text) {
+    try {
+      var o = JSON.parse(text);
+      return o && typeof o.name === 'string' ? o.name : '';
+    } catch (e) {
+      return '';
+    }
   }
 
   // A session that failed before it started: a C record when one can be
@@ -413,11 +458,12 @@
       try {
         id = c('wt_js_session_fail_new')(ptr);
       } finally {
-        c('wt_js_free')(ptr);
+        freeText(ptr);
       }
     }
     if (id < 0) {
-      console.error('wasmtrace: ' + error);
+      // (With the text given to C, C printed it.)
+      if (!ptr) console.error('wasmtrace: ' + error);
       return new Session(-1, error);
     }
     return session(id);
@@ -467,17 +513,22 @@
       if (why) return failedSession('startSession(config): ' + why + '; sessions cannot start');
       var r = configText(config);
       if (r.error) return failedSession(r.error);
-      var ptr = c('wt_js_alloc')(r.bytes + 1);
+      var ptr = cString(r.text);
       if (!ptr) {
         return failedSession('startSession(config): out of memory for the config text (' +
           (r.bytes + 1) + ' bytes)');
       }
-      stringToUTF8(r.text, ptr, r.bytes + 1);
+      var id;
       try {
-        return session(c('wt_js_session_start')(ptr));
+        id = c('wt_js_session_start')(ptr);
       } finally {
-        c('wt_js_free')(ptr);
+        freeText(ptr);
       }
+      if (id >= 0) return session(id);
+      // No record even for a failed session: C printed why (what it needs).
+      var s = new Session(-1, noRecordError() || 'out of memory for the session\'s record');
+      s._meta.name = nameIn(r.text);
+      return s;
     },
     // A top-level problem with the config blob (malformed JSON, ...) or null.
     get configError() {

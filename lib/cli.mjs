@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
-import { htmlReport, printable, textReport } from './report.mjs';
+import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { serve } from './serve.mjs';
 import { BROWSERS, launch } from './browser.mjs';
 import {
@@ -223,6 +223,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
     `${st.samplesPartial ?? 0} partial stack, kept), ` +
     `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
+  const wrap = wrapNote(p);
+  if (wrap) lines.push(`  ${wrap}`);
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;

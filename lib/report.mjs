@@ -37,6 +37,19 @@ function describeProfile(profile) {
   return parts.join(', ');
 }
 
+/** What an app linked without wasmtrace's pthread wrappers cannot show. */
+export const WRAP_LINE = 'pthreads are registered on first use: link with -Wl,--wrap=pthread_create ' +
+  '-Wl,--wrap=emscripten_futex_wait to see every pthread and its waiting';
+
+/**
+ * WRAP_LINE when the trace says its app was linked without the wrappers
+ * (the session record's "pthreadsWrapped": false, native/src/threads.h),
+ * else null (linked with them, or a trace that does not say).
+ */
+export function wrapNote(profile) {
+  return profile?.session?.pthreadsWrapped === false ? WRAP_LINE : null;
+}
+
 /** The drop counts a trace states, as one line, or null when it states none. */
 function describeDrops(profile) {
   const s = profile.stats;
@@ -79,6 +92,8 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   out.push(`${describeProfile(profile)}; ${profile.threads.length} threads, ${sampleCount(profile, allCount, all)}`);
   const drops = describeDrops(profile);
   if (drops) out.push(drops);
+  const wrap = wrapNote(profile);
+  if (wrap) out.push(wrap);
   if (only && !threads.length) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }

@@ -8,12 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten/threading.h>
+#endif
 
 #include "categories.h"
 #include "mem.h"
 #include "outputs.h"
 #include "platform.h"
 #include "runtime.h"
+#include "threads.h"
 #include "worker.h"
 
 /* What a session reads of the runtime: session.c does not see wt_rt. */
@@ -24,15 +28,79 @@ static void worker_times(double *created_us, double *started_us, uint64_t *busy_
 }
 static const wt_session_host session_host = {wt_runtime_update_categories, worker_times};
 
+_Atomic int wt_i_wrapped_create;
+_Atomic int wt_i_wrapped_wait;
+
+int wt_threads_wrapped(void) {
+#ifdef __EMSCRIPTEN__
+  /* The worker exists only after its pthread_create, which went through
+   * the wrapper if the app has it. */
+  if (atomic_load_explicit(&wt_rt.worker_state, memory_order_acquire) != 1) return -1;
+  if (!atomic_load_explicit(&wt_i_wrapped_wait, memory_order_relaxed)) {
+    /* The value differs: returns at once, through the wrapper if linked. */
+    uint32_t word = 0;
+    emscripten_futex_wait(&word, 1, 0);
+  }
+  return atomic_load_explicit(&wt_i_wrapped_create, memory_order_relaxed) &&
+         atomic_load_explicit(&wt_i_wrapped_wait, memory_order_relaxed);
+#else
+  return -1;
+#endif
+}
+
 wt_session *wt_session_get(int id) {
   if (id < 0 || id >= atomic_load_explicit(&wt_rt.session_count, memory_order_acquire))
     return NULL;
   return wt_rt.sessions[id];
 }
 
+/* Why the calling thread's last wt_api_add_session got no record (no id),
+ * or "": thread-local, so that it needs no heap and no lock. */
+static _Thread_local char no_record_error[WT_ERROR_MAX];
+
+const char *wt_api_no_record_error(void) { return no_record_error; }
+
+/* The record itself could not be had: says what the session needs (the
+ * record and what it takes at start, as a started session's "needs N KiB"
+ * says), without the heap. A static probe record, under the mutex, gets
+ * the config's budgets from wt_session_prealloc, which here allocates
+ * nothing (the heap has less room than the record it just refused). */
+static void explain_no_record(const wt_session_config *config) {
+  static wt_session probe;
+  pthread_mutex_lock(&wt_rt.mutex);
+  memset(&probe, 0, sizeof probe);
+  probe.config = *config;
+  size_t avail = wt_mem_available();
+  wt_status rc = wt_session_prealloc(&probe);
+  size_t need = sizeof(wt_session) + (probe.budget_out ? wt_session_start_bytes(&probe) : 0);
+  if (rc == WT_OK) { /* the heap had room after all (freed meanwhile): give it back */
+    wt_session_free_buffers(&probe);
+    if (atomic_load_explicit(&probe.output_ready, memory_order_relaxed)) wt_outq_free(&probe.out);
+  }
+  pthread_mutex_unlock(&wt_rt.mutex);
+  size_t kib = (need + 1023) / 1024;
+  if (avail == SIZE_MAX)
+    snprintf(no_record_error, sizeof no_record_error,
+             "needs %zu KiB to start, and the allocator refused even its %zu-byte record", kib,
+             sizeof(wt_session));
+  else
+    snprintf(no_record_error, sizeof no_record_error,
+             "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
+             "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
+             kib, avail / 1024);
+}
+
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {
+  no_record_error[0] = '\0';
   wt_session *s = wt_mem_calloc(1, sizeof *s);
-  if (!s) return WT_ERR_NO_MEMORY;
+  if (!s) {
+    if (error && error[0]) /* it failed anyway: that is the reason to give */
+      snprintf(no_record_error, sizeof no_record_error, "%s", error);
+    else
+      explain_no_record(config);
+    wt_session_log_failure(config->name, no_record_error);
+    return WT_ERR_NO_MEMORY;
+  }
   s->config = *config;
   s->host = &session_host;
   s->start_us = wt_platform_now_us();

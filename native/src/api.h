@@ -11,4 +11,9 @@
  * had room, then wakes the worker. Any thread. */
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id);
 
+/* Why the calling thread's last wt_api_add_session returned no id (no
+ * memory even for the session's record), or "": the failure the shim
+ * reports for a session with id -1. */
+const char *wt_api_no_record_error(void);
+
 #endif

@@ -2,7 +2,8 @@
  * wasm table index (the function pointer value the compiler passes) on the
  * calling thread's shadow stack, and pops it on return. This file itself is
  * never instrumented: every function here is no_instrument_function, and the
- * library is compiled without -finstrument-functions. */
+ * library is compiled without -finstrument-functions. Other hook designs,
+ * measured against these, live in bench/hooks_experiments.c. */
 #include <stdint.h>
 
 #include "registry.h"
@@ -14,21 +15,7 @@ WT_I_NOINSTR void __cyg_profile_func_enter(void *fn, void *call_site) {
   /* First call on this thread: register (the registry guards re-entry and
    * refuses the wasmtrace worker). */
   if (__builtin_expect(t == NULL, 0) && (t = wt_thread_self()) == NULL) return;
-#if defined(WT_HOOKS_TLS_ONLY)
-  /* Benchmark experiment (calls_tls_only, docs/BENCHMARKS.md "Hooks"):
-   * the hooks' TLS lookup and nothing else, so that instrumented minus
-   * this is what the push and pop cost. Records no stack. */
-  (void)fn;
-  __asm__ volatile("" ::"r"(t));
-#elif defined(WT_HOOKS_STORES_ONLY)
-  /* Benchmark experiment (calls_stores_only): the push's two stores
-   * without its load of `top`, i.e. without the dependency from one hook
-   * to the next through memory. Wrong stacks; measures that dependency. */
-  WT_I_STORE_FRAME(&t->frames[0], (uint64_t)(uintptr_t)fn);
-  WT_I_PUBLISH_U64(&t->top, WT_TOP_PUSH_STEP);
-#else
   wt_stack_push(t, (uint32_t)(uintptr_t)fn);
-#endif
 }
 
 WT_I_NOINSTR void __cyg_profile_func_exit(void *fn, void *call_site) {
@@ -36,14 +23,8 @@ WT_I_NOINSTR void __cyg_profile_func_exit(void *fn, void *call_site) {
   (void)call_site;
   wt_thread *t = wt_i_tls_self;
   if (__builtin_expect(t == NULL, 0)) return;
-#if defined(WT_HOOKS_TLS_ONLY)
-  __asm__ volatile("" ::"r"(t));
-#elif defined(WT_HOOKS_STORES_ONLY)
-  WT_I_PUBLISH_U64(&t->top, 0);
-#else
   uint32_t depth;
   wt_stack_pop(t, &depth);
-#endif
 }
 
 #ifdef __EMSCRIPTEN__

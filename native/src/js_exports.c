@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "session.h"
 #include "startup.h"
+#include "threads.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -56,6 +57,10 @@ WT_I_EXPORT void *wt_js_session_stream(int id) {
   return s ? s->stream : NULL;
 }
 
+/* 1: linked with the pthread wrappers, 0: without (the shim prints one
+ * line), -1: not known yet (threads.h). */
+WT_I_EXPORT int wt_js_threads_wrapped(void) { return wt_threads_wrapped(); }
+
 /* Threads registered so far (the diagnostic server's hello). */
 WT_I_EXPORT int wt_js_thread_count(void) { return (int)wt_registry_count(); }
 
@@ -69,6 +74,26 @@ WT_I_EXPORT int wt_js_session_start(const char *json) {
   wt_session_start(json, &id);
   return id;
 }
+
+/* Why the last wt_js_session_start or wt_js_session_fail_new of this
+ * thread returned -1 (no memory even for the session's record: what the
+ * session needs), or "". */
+WT_I_EXPORT const char *wt_js_no_record_error(void) { return wt_api_no_record_error(); }
+
+/* Memory the shim uses on the main thread without the heap, so that
+ * stats() and a failed start still work when the heap is full: the stats
+ * (wt_js_session_stats writes one double per counter; room for more
+ * counters than there are) and the text of a config or error up to
+ * WT_JS_TEXT_BYTES (a longer one goes through wt_js_alloc). Main thread
+ * only (the shim's thread), one use at a time. */
+#define WT_JS_STATS_MAX 64
+#define WT_JS_TEXT_BYTES 4096
+static double js_stats[WT_JS_STATS_MAX];
+static char js_text[WT_JS_TEXT_BYTES];
+WT_I_EXPORT double *wt_js_stats_buffer(void) { return js_stats; }
+WT_I_EXPORT int wt_js_stats_capacity(void) { return WT_JS_STATS_MAX; }
+WT_I_EXPORT char *wt_js_text_buffer(void) { return js_text; }
+WT_I_EXPORT int wt_js_text_capacity(void) { return WT_JS_TEXT_BYTES; }
 
 WT_I_EXPORT int wt_js_session_stop(int id) { return wt_session_stop(id); }
 WT_I_EXPORT int wt_js_session_state(int id) { return wt_session_state_get(id); }

@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "platform.h"
 #include "symbols.h"
+#include "threads.h"
 
 /* How a session's memory limit is split between its buffers, after the
  * encoder's fixed state (wt_encoder.state_bytes) is taken off it. Fixed
@@ -723,6 +724,10 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
   }
   wt_json_lit(j, "],\"startTimeUs\":");
   wt_json_double3(j, v->start_us);
+  /* Linked without the pthread wrappers: threads register on first use,
+   * and no sample is marked waiting (threads.h). Left out when unknown. */
+  int wrapped = wt_threads_wrapped();
+  if (wrapped >= 0) wt_json_lit(j, wrapped ? ",\"pthreadsWrapped\":true" : ",\"pthreadsWrapped\":false");
 }
 
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j) {

@@ -6,40 +6,25 @@
 
 #include "registry.h"
 
-#if defined(WT_HOOKS_BRANCHLESS)
-/* Benchmark variant (bench/CMakeLists.txt, calls_branchless; see
- * docs/BENCHMARKS.md, "Hooks"): no branch in push or pop. A push past
- * WT_MAX_DEPTH rewrites the deepest kept slot instead of skipping the
- * store (the copy of a stack deeper than that would show a wrong last
- * frame); a pop on an empty stack subtracts 0. Not shipped. */
-WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
-  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  uint64_t next = top + WT_TOP_PUSH_STEP;
-  uint32_t depth = WT_TOP_DEPTH(top);
-  uint32_t at = depth < WT_MAX_DEPTH ? depth : WT_MAX_DEPTH - 1; /* a select */
-  WT_I_STORE_FRAME(&t->frames[at], (next & ~(uint64_t)UINT32_MAX) | id);
-  WT_I_PUBLISH_U64(&t->top, next);
-  return depth;
-}
-
-WT_I_NOINSTR static inline int wt_stack_pop(wt_thread *t, uint32_t *depth_after) {
-  uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  uint32_t nonempty = WT_TOP_DEPTH(top) != 0;
-  WT_I_PUBLISH_U64(&t->top, top - nonempty);
-  *depth_after = WT_TOP_DEPTH(top) - nonempty;
-  return (int)nonempty;
-}
-#else
 /* Pushes a frame; returns the depth below it. The depth is 32 bits: it
- * cannot overflow in practice, so there is no branch for it. */
+ * cannot overflow in practice, so there is no branch for it.
+ *
+ * Written so that only `top` is live through it, never `top` and the new
+ * `top` together: inlined into every instrumented function (-flto), each
+ * value live at once is a wasm local, and V8's baseline tier (Liftoff,
+ * where startup code runs) gives every local a stack slot in every frame.
+ * Computing the new `top` first and the depth from the old one kept both
+ * live: one local more, 8 bytes per frame, and a deep recursion overflowed
+ * the browser's stack ~9 % sooner (tests/moving/depth.c,
+ * tests/node/hook-frame.test.mjs, issue 23). */
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
-  uint64_t next = top + WT_TOP_PUSH_STEP;
   uint32_t depth = WT_TOP_DEPTH(top);
-  /* The slot's tag is the new push count: the high half of `next`. */
+  /* The slot's tag is the new push count: the high half of the new `top`
+   * (its low half, the depth, never carries into it). */
   if (__builtin_expect(depth < WT_MAX_DEPTH, 1))
-    WT_I_STORE_FRAME(&t->frames[depth], (next & ~(uint64_t)UINT32_MAX) | id);
-  WT_I_PUBLISH_U64(&t->top, next);
+    WT_I_STORE_FRAME(&t->frames[depth], ((top + (UINT64_C(1) << 32)) & ~(uint64_t)UINT32_MAX) | id);
+  WT_I_PUBLISH_U64(&t->top, top + WT_TOP_PUSH_STEP);
   return depth;
 }
 
@@ -51,6 +36,5 @@ WT_I_NOINSTR static inline int wt_stack_pop(wt_thread *t, uint32_t *depth_after)
   *depth_after = WT_TOP_DEPTH(top) - 1;
   return 1;
 }
-#endif
 
 #endif

@@ -21,8 +21,11 @@
  * barrier, sleep, waits for proxied calls) ends in this one C function.
  * The wrapper counts the registered caller as waiting around the real
  * call; the sampler marks its samples WT_SAMPLE_WAITING. Cost: on the wait
- * path only (a thread-specific-data load and two plain stores); the
- * hooks do not change. */
+ * path only (a relaxed load of the "wrapped" flag, a thread-specific-data
+ * load and two plain stores); the hooks do not change.
+ *
+ * Each wrapper also says it is linked in (threads.h: the trace, record,
+ * report and the page's console say when it is not). */
 #ifdef __EMSCRIPTEN__
 #include <pthread.h>
 #include <stdint.h>
@@ -33,6 +36,7 @@
 #include "registry.h"
 #include "runtime.h"
 #include "stack_ops.h"
+#include "threads.h"
 #include "worker.h"
 
 int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
@@ -77,6 +81,10 @@ WT_I_NOINSTR static void *start_trampoline(void *p) {
 
 WT_I_NOINSTR int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
                                        void *arg) {
+  /* The app has this wrapper (threads.h); wasmtrace's own worker comes
+   * through here too, so the flag is set before any session records. */
+  if (!atomic_load_explicit(&wt_i_wrapped_create, memory_order_relaxed))
+    atomic_store_explicit(&wt_i_wrapped_create, 1, memory_order_relaxed);
   /* wasmtrace's own worker is never registered: it goes straight through. */
   if (fn == wt_worker_main || !fn) return __real_pthread_create(thread, attr, fn, arg);
   wt_start *start = malloc(sizeof *start);
@@ -95,6 +103,8 @@ WT_I_NOINSTR int __wrap_emscripten_futex_wait(volatile void *addr, uint32_t val,
    * wt_i_tls_self there crashed ("memory access out of bounds", found by
    * bench/e2e.mjs starting two pthreads at once). NULL: not registered, or
    * the worker. */
+  if (!atomic_load_explicit(&wt_i_wrapped_wait, memory_order_relaxed))
+    atomic_store_explicit(&wt_i_wrapped_wait, 1, memory_order_relaxed);
   wt_thread *t = wt_registry_self_without_tls();
   if (!t) return __real_emscripten_futex_wait(addr, val, max_wait_ms);
   uint32_t n = WT_I_LOAD_OWN_U32(&t->waiting);

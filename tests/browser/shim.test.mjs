@@ -270,7 +270,7 @@ describe('after the runtime aborts', () => {
           return `${e.constructor.name}: ${e.message}`;
         }
       };
-      out.stats = grab(() => running.stats());
+      out.stats = grab(() => JSON.stringify(running.stats()));
       out.blob = grab(() => running.getTraceBlob());
       out.memory = grab(() => wt.memory());
       const fresh = wt.startSession({ name: 'fresh' });
@@ -292,7 +292,9 @@ describe('after the runtime aborts', () => {
     assert.match(r.later.rejected, cannot);
     assert.equal(r.running.state, 'failed');
     assert.match(r.running.error, cannot);
-    assert.match(r.stats, /^Error: wasmtrace: the stats of session 'running' are gone: the wasm runtime aborted/);
+    // stats() never throws: the counters as the shim read them when it
+    // noticed the abort (lock-free loads into static memory).
+    assert.match(r.stats, /^returned \{"samplesTaken":\d+,/);
     assert.match(r.blob, /^Error: wasmtrace: session 'running' is failed \(the wasm runtime aborted/);
     assert.match(r.memory, /^Error: wasmtrace: memory\(\) is unavailable: the wasm runtime aborted/);
     assert.equal(r.fresh.state, 'failed');
