@@ -22,7 +22,7 @@
 # Every pass runs even when an earlier one failed: the run ends with one
 # summary of all passes and of every failing test (file and test name, from
 # tests/lib/failures-reporter.mjs and ctest's list), and exits 1 if anything
-# failed. Each pass's failures are also in build/test-results/<pass>.txt.
+# failed. Each pass's failures are also in build/test-results/<n>.txt.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -30,7 +30,7 @@ results=build/test-results
 rm -rf "$results"
 mkdir -p "$results"
 # One line per pass for the summary: "ok|FAIL|skip <seconds> <title>", and
-# its failing tests in $results/<n>.txt.
+# its failing tests in $results/<n>.txt (n: the pass's number in the run).
 passes=()
 pass_no=0
 # run_pass TITLE COMMAND...: runs one pass (its output as it comes), records
@@ -46,19 +46,22 @@ run_pass() {
   rc=$?
   local took=$((SECONDS - start))
   echo "-- took $took s"
+  local line
   if [ "$rc" = 0 ]; then
-    passes+=("ok   ${took} s  $title")
+    printf -v line '%-4s %6s  %s' ok "$took s" "$title"
   else
-    passes+=("FAIL ${took} s  $title")
+    printf -v line '%-4s %6s  %s' FAIL "$took s" "$title"
     [ -s "$pass_file" ] || echo "(exit status $rc; see the output above)" >"$pass_file"
   fi
-  cp "$pass_file" "$results/$pass_no-$(echo "$title" | tr -c 'A-Za-z0-9.\n' '-' | tr -s '-' | cut -c1-60).txt" 2>/dev/null
+  passes+=("$line")
   return 0
 }
 skip_pass() {
   pass_no=$((pass_no + 1))
   echo "== $1: skipped ($2)"
-  passes+=("skip -    $1 ($2)")
+  local line
+  printf -v line '%-4s %6s  %s' skip - "$1 ($2)"
+  passes+=("$line")
 }
 summary() {
   local failed=0 line n=0
