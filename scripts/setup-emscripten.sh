@@ -24,13 +24,15 @@ version=3.1.69
 pkg_version="3.1.69+dfsg-3"
 binaryen_version="120-4"
 dest=${WASMTRACE_EMSCRIPTEN_DIR:-$root/.deps/emscripten-$version}
+say() { echo "wasmtrace setup-emscripten: $*" >&2; }
+die() { say "$*"; exit 1; }
+# --env only looks (scripts/setup.sh --dry-run asks it): nothing to create.
+[ "${1:-}" != --env ] || [ -d "$dest" ] || die "not installed: run bash scripts/setup-emscripten.sh"
 # Physical path: .deps may be a symlink shared by several checkouts, and the
 # config written below must not depend on the checkout that wrote it.
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd -P)
 llvm=/usr/lib/llvm-19/bin
-say() { echo "wasmtrace setup-emscripten: $*" >&2; }
-die() { say "$*"; exit 1; }
 
 print_env() {
   printf 'export EM_CONFIG=%q PATH=%q:"$PATH"\n' "$dest/emscripten.config" "$dest/pkg/usr/share/emscripten"

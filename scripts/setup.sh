@@ -1,37 +1,80 @@
 #!/usr/bin/env bash
-# Installs what wasmtrace's build, demo and tests need on a Debian machine.
-# Idempotent and quick when everything is present. Set WASMTRACE_SKIP_SETUP=1
-# to skip it (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1
-# to leave out the second Emscripten of the test matrix.
+# Installs what wasmtrace's build, demo, benchmark and tests need on a Debian
+# machine. Idempotent and quick when everything is present.
+#
+#   bash scripts/setup.sh            everything (npm test: all of the below)
+#   bash scripts/setup.sh demo       what npm run demo needs: emcc, cmake,
+#                                    Chromium, the cJSON and zlib sources,
+#                                    the npm packages
+#   bash scripts/setup.sh bench      the demo's, plus what npm run bench
+#                                    adds: a host C compiler with cJSON and
+#                                    zlib (native figures) and Firefox ESR
+#   ... --dry-run                    print what the profile needs and what is
+#                                    missing; change nothing
+#
+# Only the full set adds the test matrix's extras: clang and libFuzzer (host
+# sanitizer and fuzz builds) and the second Emscripten (3.1.69, ~250 MB,
+# scripts/setup-emscripten.sh). Set WASMTRACE_SKIP_SETUP=1 to skip setup
+# (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1 to leave
+# out the second Emscripten.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-[ "${WASMTRACE_SKIP_SETUP:-0}" = 1 ] && exit 0
+profile=all
+dry=0
+for arg in "$@"; do
+  case "$arg" in
+    demo | bench | all) profile=$arg ;;
+    --dry-run) dry=1 ;;
+    *) echo "usage: bash scripts/setup.sh [demo|bench|all] [--dry-run]" >&2; exit 2 ;;
+  esac
+done
+[ "$dry" = 1 ] || [ "${WASMTRACE_SKIP_SETUP:-0}" != 1 ] || exit 0
+say() { echo "wasmtrace setup ($profile): $*"; }
+# The second Emscripten: the test matrix only.
+with_next=0
+[ "$profile" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ] && with_next=1
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
     echo "wasmtrace setup: need root (or sudo) to run: $*" >&2; exit 1; fi
 }
 
-# 1. Debian packages: command or file that proves each one is present.
+# 1. Debian packages: `deb PACKAGE TEST...` lists a package the profile
+#    needs, with the command that proves it is present.
 need=()
-command -v emcc >/dev/null || need+=(emscripten)
-command -v cmake >/dev/null || need+=(cmake)
-command -v make >/dev/null || need+=(make)
-command -v gcc >/dev/null || need+=(gcc)
-command -v clang >/dev/null || need+=(clang)        # host fuzz/sanitizer builds
-dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need+=(libclang-rt-14-dev)  # libFuzzer runtime
-[ -x /usr/bin/chromium ] || need+=(chromium)
-# The second browser of the tests and of `record --browser firefox`:
-# Debian's ESR, driven by puppeteer-core (never a downloaded build).
-[ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
-[ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
-[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
-command -v dpkg-source >/dev/null || need+=(dpkg-dev)  # unpacks 'apt-get source'
+have=()
+deb() {
+  local pkg=$1
+  shift
+  if "$@" >/dev/null 2>&1; then have+=("$pkg"); else need+=("$pkg"); fi
+}
+# The demo: build the sample with emcc and record it in headless Chromium.
+deb emscripten command -v emcc
+deb cmake command -v cmake
+deb make command -v make
+deb chromium test -x /usr/bin/chromium
+deb dpkg-dev command -v dpkg-source  # unpacks 'apt-get source'
+if [ "$profile" != demo ]; then
+  # The benchmark's native figures (build/bench-host) and the host tests.
+  deb gcc command -v gcc
+  deb libcjson-dev test -f /usr/include/cjson/cJSON.h
+  deb zlib1g-dev test -f /usr/include/zlib.h
+  # The second browser of the tests, of the benchmark's Firefox section and
+  # of `record --browser firefox`: Debian's ESR, driven by puppeteer-core
+  # (never a downloaded build).
+  deb firefox-esr test -x /usr/bin/firefox-esr
+fi
+if [ "$profile" = all ]; then
+  deb clang command -v clang  # host fuzz/sanitizer builds
+  deb libclang-rt-14-dev dpkg -s libclang-rt-14-dev  # libFuzzer runtime
+fi
 # Emscripten 3.1.69's JS optimizer imports acorn (scripts/setup-emscripten.sh);
 # Debian's emscripten pulls it in, an emsdk on PATH does not.
-[ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ] || [ -f /usr/share/nodejs/acorn/package.json ] || need+=(node-acorn)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "wasmtrace setup: installing Debian packages: ${need[*]}"
+if [ "$with_next" = 1 ]; then deb node-acorn test -f /usr/share/nodejs/acorn/package.json; fi
+if [ "$dry" = 1 ]; then
+  say "Debian packages needed: ${need[*]:-none}; present: ${have[*]:-none}"
+elif [ ${#need[@]} -gt 0 ]; then
+  say "installing Debian packages: ${need[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
@@ -40,11 +83,13 @@ fi
 #    Debian source packages into .deps/, which git ignores).
 deps="$root/.deps"
 have_src() { compgen -G "$deps/cjson-*/cJSON.c" >/dev/null && compgen -G "$deps/zlib-*/deflate.c" >/dev/null; }
-if ! have_src; then
+if [ "$dry" = 1 ]; then
+  if have_src; then say "cJSON and zlib sources: present in .deps/"; else say "cJSON and zlib sources: would fetch into .deps/ (apt-get source)"; fi
+elif ! have_src; then
   if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
     src=$(ls /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 || true)
     if [ -n "$src" ]; then
-      echo "wasmtrace setup: enabling Debian source packages ($src -> wasmtrace-deb-src.sources)"
+      say "enabling Debian source packages ($src -> wasmtrace-deb-src.sources)"
       sed 's/^Types:.*/Types: deb-src/' "$src" | as_root tee /etc/apt/sources.list.d/wasmtrace-deb-src.sources >/dev/null
     elif [ -f /etc/apt/sources.list ]; then
       grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' | as_root tee /etc/apt/sources.list.d/wasmtrace-deb-src.list >/dev/null
@@ -52,7 +97,7 @@ if ! have_src; then
     as_root apt-get update -qq
   fi
   mkdir -p "$deps"
-  echo "wasmtrace setup: fetching cJSON and zlib sources into .deps/"
+  say "fetching cJSON and zlib sources into .deps/"
   (cd "$deps" && apt-get source -qq cjson zlib >/dev/null 2>&1) || {
     echo "wasmtrace setup: 'apt-get source cjson zlib' failed; set WASMTRACE_CJSON_DIR and WASMTRACE_ZLIB_DIR to unpacked sources instead" >&2
     exit 1
@@ -63,15 +108,28 @@ fi
 # 3. npm packages (playwright-core drives the system Chromium, puppeteer-core
 #    the system Firefox; never 'playwright install', and no puppeteer
 #    browser download: both would fetch a browser build).
-if [ ! -d "$root/node_modules/playwright-core" ] || [ ! -d "$root/node_modules/puppeteer-core" ] ||
-  [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
-  echo "wasmtrace setup: installing npm packages"
+npm_ready() {
+  [ -d "$root/node_modules/playwright-core" ] && [ -d "$root/node_modules/puppeteer-core" ] &&
+    ! [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]
+}
+if [ "$dry" = 1 ]; then
+  if npm_ready; then say "npm packages: present"; else say "npm packages: would run npm install"; fi
+elif ! npm_ready; then
+  say "installing npm packages"
   (cd "$root" && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
 fi
 
-# 4. The second toolchain of the test matrix: Emscripten 3.1.69 under
-#    .deps/ (scripts/setup-emscripten.sh; nothing from a newer Debian release
-#    is installed into the system).
-if [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; then
-  bash "$root/scripts/setup-emscripten.sh" --quiet
+# 4. The second toolchain of the test matrix (npm test only): Emscripten
+#    3.1.69 under .deps/ (scripts/setup-emscripten.sh; nothing from a newer
+#    Debian release is installed into the system).
+if [ "$with_next" = 1 ]; then
+  if [ "$dry" = 1 ]; then
+    if bash "$root/scripts/setup-emscripten.sh" --env >/dev/null 2>&1; then
+      say "Emscripten 3.1.69: present in .deps/"
+    else
+      say "Emscripten 3.1.69: would install into .deps/ (scripts/setup-emscripten.sh, ~250 MB download)"
+    fi
+  else
+    bash "$root/scripts/setup-emscripten.sh" --quiet
+  fi
 fi

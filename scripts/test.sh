@@ -18,15 +18,96 @@
 #                                    (docs/GUIDE.md, "Emscripten versions")
 # Each native test has a generous ctest TIMEOUT (tests/native/CMakeLists.txt):
 # a hang fails the run instead of blocking it.
-set -euo pipefail
+#
+# Every pass runs even when an earlier one failed: the run ends with one
+# summary of all passes and of every failing test (file and test name, from
+# tests/lib/failures-reporter.mjs and ctest's list), and exits 1 if anything
+# failed. Each pass's failures are also in build/test-results/<n>.txt.
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-# How long each section took, for the budget of the whole run (printed
-# only: nothing asserts a duration).
-section_start=$SECONDS
-took() {
-  echo "-- took $((SECONDS - section_start)) s"
-  section_start=$SECONDS
+results=build/test-results
+rm -rf "$results"
+mkdir -p "$results"
+# One line per pass for the summary: "ok|FAIL|skip <seconds> <title>", and
+# its failing tests in $results/<n>.txt (n: the pass's number in the run).
+passes=()
+pass_no=0
+# run_pass TITLE COMMAND...: runs one pass (its output as it comes), records
+# its outcome; never stops the run.
+run_pass() {
+  local title=$1 start=$SECONDS rc
+  shift
+  pass_no=$((pass_no + 1))
+  pass_file="$results/$pass_no.txt"
+  : >"$pass_file"
+  echo "== $title"
+  "$@"
+  rc=$?
+  local took=$((SECONDS - start))
+  echo "-- took $took s"
+  local line
+  if [ "$rc" = 0 ]; then
+    printf -v line '%-4s %6s  %s' ok "$took s" "$title"
+  else
+    printf -v line '%-4s %6s  %s' FAIL "$took s" "$title"
+    [ -s "$pass_file" ] || echo "(exit status $rc; see the output above)" >"$pass_file"
+  fi
+  passes+=("$line")
+  return 0
+}
+skip_pass() {
+  pass_no=$((pass_no + 1))
+  echo "== $1: skipped ($2)"
+  local line
+  printf -v line '%-4s %6s  %s' skip - "$1 ($2)"
+  passes+=("$line")
+}
+summary() {
+  local failed=0 line n=0
+  echo
+  echo "== summary"
+  for line in "${passes[@]}"; do
+    n=$((n + 1))
+    echo "  $line"
+    case "$line" in
+      FAIL*)
+        failed=$((failed + 1))
+        sed 's/^/      /' "$results/$n.txt"
+        ;;
+    esac
+  done
+  if [ "$failed" = 0 ]; then
+    echo "== all ${#passes[@]} passes passed ($SECONDS s)"
+    return 0
+  fi
+  echo "== $failed of ${#passes[@]} passes FAILED ($SECONDS s); per pass: $results/"
+  return 1
+}
+# node_tests BROWSER WASM_TREE FILES...: the Node test runner in one browser
+# on one wasm tree ('' for the default, build/wasm or $WASMTRACE_WASM_BUILD),
+# with the pass's failing tests written for the summary (the readable report
+# goes to the terminal).
+node_tests() {
+  local browser=$1 tree=${2:-${WASMTRACE_WASM_BUILD:-}}
+  shift 2
+  WASMTRACE_BROWSER=$browser WASMTRACE_WASM_BUILD=$tree node --test --test-concurrency=1 \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter="$root/tests/lib/failures-reporter.mjs" --test-reporter-destination="$pass_file" "$@"
+}
+# ctest on one tree, with its failing tests for the summary.
+ctest_tests() {
+  local dir=$1 rc=0
+  # A tree without tests (not built) fails instead of passing empty.
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error || rc=$?
+  if [ "$rc" != 0 ]; then
+    if [ -s "$dir/Testing/Temporary/LastTestsFailed.log" ]; then
+      sed "s|^[0-9]*:|$dir: |" "$dir/Testing/Temporary/LastTestsFailed.log" >>"$pass_file"
+    else
+      echo "$dir: ctest exited $rc (no test list: is the tree built?)" >>"$pass_file"
+    fi
+  fi
+  return "$rc"
 }
 # The tests whose outcome depends on the Emscripten version: the startup
 # session, names and sampling fidelity, every output format and the readers
@@ -48,17 +129,6 @@ TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
 # The diagnostic server (serve): its Worker reads Emscripten's wasmMemory and
 # suspend holds startup with a run dependency.
 TOOLCHAIN_TESTS+=(tests/browser/serve.test.mjs)
-# Native unit tests as wasm, then the toolchain tests, on one wasm tree.
-toolchain_tests() {
-  local dir=$1
-  echo "== native unit tests (wasm, Node; $dir, $(emcc --version | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
-  ctest --test-dir "$dir" --output-on-failure
-  grep -h '^\[ SKIP \]' "$dir/Testing/Temporary/LastTest.log" || true
-  took
-  echo "== browser tests (headless Chromium; $dir)"
-  WASMTRACE_BROWSER=chromium WASMTRACE_WASM_BUILD=$dir node --test --test-concurrency=1 "${TOOLCHAIN_TESTS[@]}"
-  took
-}
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
@@ -79,64 +149,93 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs)
-firefox_tests() {
+# The two passes of one wasm tree: the native unit tests as wasm, then the
+# toolchain tests in Chromium.
+toolchain_passes() {
+  local dir=$1 emcc_name
+  emcc_name=$(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p')
+  run_pass "native unit tests (wasm, Node; $dir, ${emcc_name:-emcc not found})" wasm_unit_tests "$dir"
+  run_pass "browser tests (headless Chromium; $dir)" node_tests chromium "$dir" "${TOOLCHAIN_TESTS[@]}"
+}
+wasm_unit_tests() {
+  local rc=0
+  ctest_tests "$1" || rc=$?
+  # Tests that cannot run as wasm say so (WT_TEST_HOST_ONLY): show why.
+  grep -h '^\[ SKIP \]' "$1/Testing/Temporary/LastTest.log" 2>/dev/null
+  return "$rc"
+}
+firefox_pass() {
   if [ "${WASMTRACE_SKIP_FIREFOX:-0}" = 1 ]; then
-    echo "== browser tests in headless Firefox: skipped (WASMTRACE_SKIP_FIREFOX=1)"
+    skip_pass "browser tests in headless Firefox" "WASMTRACE_SKIP_FIREFOX=1"
     return
   fi
-  echo "== browser tests (headless $(firefox-esr --version 2>/dev/null || echo Firefox); build/wasm)"
-  WASMTRACE_BROWSER=firefox node --test --test-concurrency=1 "${FIREFOX_TESTS[@]}"
-  took
+  run_pass "browser tests (headless $(firefox-esr --version 2>/dev/null || echo Firefox); build/wasm)" \
+    node_tests firefox "" "${FIREFOX_TESTS[@]}"
 }
-if [ "${1:-}" = firefox ]; then
-  firefox_tests
-  exit 0
-fi
-if [ "${1:-}" = toolchain ]; then
-  toolchain_tests "${WASMTRACE_WASM_BUILD:-build/wasm}"
-  exit 0
-fi
-echo "== native unit tests (host, address+undefined sanitizers)"
-ctest --test-dir build/host --output-on-failure
-took
-echo "== native unit tests (host, thread sanitizer)"
-# Any TSan report fails its test (TSAN_OPTIONS set by the CMake test list).
-ctest --test-dir build/tsan --output-on-failure
-took
-echo "== native unit tests (wasm, Node)"
-ctest --test-dir build/wasm --output-on-failure
-# Tests that cannot run as wasm say so (WT_TEST_HOST_ONLY): show why.
-grep -h '^\[ SKIP \]' build/wasm/Testing/Temporary/LastTest.log || true
-took
-echo "== config parser and JSON escaper fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s each)"
-# The reader fuzzers (fast-check) run with the Node tests below
-# (tests/node/fuzz-readers.test.mjs); long runs: npm run fuzz.
-cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
-cmake --build build/fuzz >build/fuzz-build.log 2>&1 || { cat build/fuzz-build.log; exit 1; }
-for target in config json; do
-  corpus=tests/fuzz/corpus
-  [ "$target" = json ] && corpus=tests/fuzz/corpus-json
-  mkdir -p "build/fuzz/corpus-$target"
-  build/fuzz/fuzz_$target -max_total_time="${WASMTRACE_FUZZ_SECONDS:-10}" -print_final_stats=1 \
-    "build/fuzz/corpus-$target" "$corpus" >"build/fuzz/last-run-$target.log" 2>&1 ||
-    { tail -40 "build/fuzz/last-run-$target.log"; exit 1; }
-  echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "build/fuzz/last-run-$target.log")"
-done
-took
-echo "== browser tests (headless Chromium)"
-WASMTRACE_BROWSER=chromium node --test --test-concurrency=1 tests/node/ tests/browser/
-took
-firefox_tests
+fuzz_pass() {
+  local target corpus rc=0
+  # The reader fuzzers (fast-check) run with the Node tests below
+  # (tests/node/fuzz-readers.test.mjs); long runs: npm run fuzz.
+  cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null || { echo "fuzz: cmake configure failed" >>"$pass_file"; return 1; }
+  cmake --build build/fuzz >build/fuzz-build.log 2>&1 || { cat build/fuzz-build.log; echo "fuzz: build failed (build/fuzz-build.log)" >>"$pass_file"; return 1; }
+  for target in config json; do
+    corpus=tests/fuzz/corpus
+    [ "$target" = json ] && corpus=tests/fuzz/corpus-json
+    mkdir -p "build/fuzz/corpus-$target"
+    if build/fuzz/fuzz_$target -max_total_time="${WASMTRACE_FUZZ_SECONDS:-10}" -print_final_stats=1 \
+      "build/fuzz/corpus-$target" "$corpus" >"build/fuzz/last-run-$target.log" 2>&1; then
+      echo "fuzz_$target: $(grep -E 'stat::number_of_executed_units' "build/fuzz/last-run-$target.log")"
+    else
+      tail -40 "build/fuzz/last-run-$target.log"
+      echo "fuzz_$target: failed (build/fuzz/last-run-$target.log)" >>"$pass_file"
+      rc=1
+    fi
+  done
+  return "$rc"
+}
+next_missing() {
+  echo "Emscripten 3.1.69 is missing: run 'bash scripts/setup-emscripten.sh' and 'bash scripts/build.sh wasm-next' (or set WASMTRACE_SKIP_NEXT=1)" |
+    tee -a "$pass_file" >&2
+  return 1
+}
 # The second toolchain (scripts/setup.sh installs it; WASMTRACE_SKIP_NEXT=1
 # skips it, e.g. on a machine without Debian's package archive).
-if [ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ]; then
-  echo "== Emscripten 3.1.69: skipped (WASMTRACE_SKIP_NEXT=1)"
-else
-  env_line=$(bash scripts/setup-emscripten.sh --env) || {
-    echo "wasmtrace test: Emscripten 3.1.69 is missing: run 'bash scripts/setup-emscripten.sh' and 'bash scripts/build.sh wasm-next' (or set WASMTRACE_SKIP_NEXT=1)" >&2
-    exit 1
-  }
+next_passes() {
+  local env_line
+  if [ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ]; then
+    skip_pass "Emscripten 3.1.69" "WASMTRACE_SKIP_NEXT=1"
+    return
+  fi
+  if ! env_line=$(bash scripts/setup-emscripten.sh --env); then
+    run_pass "Emscripten 3.1.69" next_missing
+    return
+  fi
+  # In a subshell would lose the recorded passes: set PATH here, for the
+  # last passes of the run.
   eval "$env_line"
-  toolchain_tests build/wasm-3.1.69
-fi
-echo "== all tests passed ($((SECONDS)) s)"
+  toolchain_passes build/wasm-3.1.69
+}
+
+case "${1:-}" in
+  firefox)
+    firefox_pass
+    ;;
+  toolchain)
+    toolchain_passes "${WASMTRACE_WASM_BUILD:-build/wasm}"
+    ;;
+  "")
+    run_pass "native unit tests (host, address+undefined sanitizers)" ctest_tests build/host
+    # Any TSan report fails its test (TSAN_OPTIONS set by the CMake test list).
+    run_pass "native unit tests (host, thread sanitizer)" ctest_tests build/tsan
+    run_pass "native unit tests (wasm, Node)" wasm_unit_tests build/wasm
+    run_pass "config parser and JSON escaper fuzzing (libFuzzer, ${WASMTRACE_FUZZ_SECONDS:-10} s each)" fuzz_pass
+    run_pass "Node tests and browser tests (headless Chromium; build/wasm)" node_tests chromium "" tests/node/ tests/browser/
+    firefox_pass
+    next_passes
+    ;;
+  *)
+    echo "usage: bash scripts/test.sh [firefox|toolchain]" >&2
+    exit 2
+    ;;
+esac
+summary

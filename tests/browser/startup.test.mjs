@@ -26,13 +26,18 @@ describe('startup session of the sample app', () => {
       dir: sampleDir,
       beforeStop: async (page) => {
         version = await page.evaluate(() => Module.wasmtrace.version);
-        pageClock = await page.evaluate(() => ({ preRunMs: Module.preRunMs, nowMs: performance.now() }));
+        // Taken before the page reads its clock: the page's nowMs is then at
+        // or after it, however long the answer takes to come back.
         clockReadAt = Date.now();
+        pageClock = await page.evaluate(() => ({ preRunMs: Module.preRunMs, nowMs: performance.now() }));
       },
     });
     // The sessions stop after the clock was read (one more evaluation, then
     // the stop's own tick): samples may follow it by as long as that took,
     // which a loaded machine stretches (seen: ~120 ms, Firefox over BiDi).
+    // Measured from before the page read its clock to after the traces came
+    // back, this is an upper bound at any load (read after the answer, it
+    // fell short by the answer's own latency).
     pageClock.stoppedByMs = pageClock.nowMs + (rec.collectedAt - clockReadAt);
     session = rec.sessions[0];
     analysis = analyzeTrace(parseTrace(session.bytes));
