@@ -129,14 +129,18 @@ TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
 # The diagnostic server (serve): its Worker reads Emscripten's wasmMemory and
 # suspend holds startup with a run dependency.
 TOOLCHAIN_TESTS+=(tests/browser/serve.test.mjs)
+# Low heap (the allocator's room left) and the pthread wrappers (the link).
+TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
 # fidelity, every format and the readers that open it, `wasmtrace record`
 # and its failure diagnoses, record under faults (abort, navigation), the
 # JS API under bad values and faults (its messages carry the engine's own
-# words), the pthread pool, the output policy and the Playwright helper
-# (helper.test.mjs: report.test.mjs runs it in Chromium). On the default
+# words), the pthread pool, the output policy, the Playwright helper
+# (helper.test.mjs: report.test.mjs runs it in Chromium), the diagnostic
+# server (Firefox carries a Worker's WebSocket through the page's main
+# thread), low heap and the pthread wrappers' notice. On the default
 # tree only: what the toolchain changes is checked in Chromium on both
 # trees, what the browser changes in both browsers on one (a second pass on
 # 3.1.69 would add ~4.5 min to CI's budget). The rest pass in Firefox too when run by hand
@@ -148,7 +152,8 @@ TOOLCHAIN_TESTS+=(tests/browser/serve.test.mjs)
 FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs tests/browser/fidelity.test.mjs
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
-  tests/browser/outputs.test.mjs tests/browser/helper.test.mjs)
+  tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
+  tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {
