@@ -230,20 +230,33 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     fail(err, cap, path, "expected an object, got %s", type_name(obj));
     return 0;
   }
-  if (!check_keys(obj, path, keys, ctx, err, cap)) return 0;
+  /* The name first, so that a session failing on another key keeps the
+   * name it was given (a name given twice is not readable: the duplicate
+   * key is the error). Its own error comes after the keys' check, as the
+   * keys are checked first. */
+  char name_err[WT_ERROR_MAX] = "";
   const cJSON *v;
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "name"))) {
     /* Read with room for 4-byte characters, so that a non-ASCII name gets
      * the message about its characters, not about its length. */
     char name[WT_NAME_MAX * 4];
+    int given = 0;
+    for (const cJSON *item = obj->child; item; item = item->next)
+      given += item->string && strcmp(item->string, "name") == 0;
     snprintf(sub, sizeof sub, "%s.name", path);
-    if (!get_string(v, sub, name, sizeof name, WT_NAME_MAX - 1, ctx, err, cap)) return 0;
-    if (!valid_name(name)) {
-      fail(err, cap, sub, "may contain only letters, digits, '-', '_' and '.', got \"%.80s\"",
-           name);
-      return 0;
+    if (!get_string(v, sub, name, sizeof name, WT_NAME_MAX - 1, ctx, name_err, sizeof name_err)) {
+      /* name_err says why */
+    } else if (!valid_name(name)) {
+      fail(name_err, sizeof name_err, sub,
+           "may contain only letters, digits, '-', '_' and '.', got \"%.80s\"", name);
+    } else if (given == 1) {
+      snprintf(c->name, sizeof c->name, "%s", name);
     }
-    snprintf(c->name, sizeof c->name, "%s", name);
+  }
+  if (!check_keys(obj, path, keys, ctx, err, cap)) return 0;
+  if (name_err[0]) {
+    snprintf(err, cap, "%s", name_err);
+    return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "format"))) {
     static const char *const formats[] = {"chrome", "firefox", "folded"};
