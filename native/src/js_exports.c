@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "session.h"
 #include "startup.h"
+#include "stats_list.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -84,19 +85,16 @@ WT_I_EXPORT void wt_js_memory(double *out) {
   out[3] = (double)sizeof(wt_session);
 }
 
-/* Fills out[0..16) with the stats as doubles (exact below 2^53), in the
- * order of STAT_KEYS in js/wasmtrace_post.js. */
+/* Fills out[0..WT_STATS_COUNT) with the stats as doubles (exact below
+ * 2^53), in the order of stats_list.h (STAT_KEYS in js/wasmtrace_post.js). */
 WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
   wt_session_stats st;
   wt_status rc = wt_session_stats_get(id, &st);
   if (rc != WT_OK) memset(&st, 0, sizeof st); /* unknown id: all zero */
-  const uint64_t v[16] = {st.samples_taken,  st.samples_written, st.samples_dropped,
-                          st.samples_dropped_full, st.samples_torn, st.events_written,
-                          st.events_dropped, st.ticks_missed, st.bytes_encoded,
-                          st.bytes_written, st.threads, st.buffer_high_water,
-                          st.threads_refused, st.threads_limit, st.samples_partial,
-                          st.samples_waiting};
-  for (int i = 0; i < 16; i++) out[i] = (double)v[i];
+  int i = 0;
+#define WT_I_STAT_OUT(field, type, js, trace, shown, doc) out[i++] = (double)st.field;
+  WT_STATS(WT_I_STAT_OUT, WT_I_STAT_NONE)
+#undef WT_I_STAT_OUT
   return rc;
 }
 

@@ -725,6 +725,8 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
   wt_json_double3(j, v->start_us);
 }
 
+/* Its members are the trace paths of stats_list.h (tests/node/counters.test.mjs
+ * checks the golden traces against the list). */
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j) {
   const wt_stats_rec *r = &v->stats;
   uint64_t lost = t->samples_dropped < v->nsamples ? t->samples_dropped : v->nsamples;
