@@ -6,6 +6,7 @@
 
 #include "cJSON.h"
 #include "config.h"
+#include "outputs.h"
 #include "wt_test.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -730,7 +731,7 @@ WT_TEST(config_canonical_path_should_resolve_dots_and_repeated_slashes) {
   };
   for (size_t i = 0; i < WT_TEST_COUNT(cases); i++) {
     char out[WT_PATH_MAX];
-    const char *why = wt_config_canonical_path(cases[i].in, out, sizeof out);
+    const char *why = wt_outputs_canonical_path(cases[i].in, out, sizeof out);
     CHECK(why == NULL);
     if (!why) CHECK_EQ_STR(out, cases[i].out);
   }
@@ -739,7 +740,7 @@ WT_TEST(config_canonical_path_should_resolve_dots_and_repeated_slashes) {
   for (size_t i = 0; i < WT_TEST_COUNT(refused); i++) {
     char out[WT_PATH_MAX];
     if (!refused[i][0]) continue; /* get_string refuses "" first */
-    CHECK(wt_config_canonical_path(refused[i], out, sizeof out) != NULL);
+    CHECK(wt_outputs_canonical_path(refused[i], out, sizeof out) != NULL);
   }
 }
 
