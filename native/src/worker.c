@@ -43,7 +43,7 @@
  *   floor(stop_us / P) == floor(last tick's T / P)
  * Grid points before the first tick (a worker late to adopt a session, or
  * late for the deadline a joining session got) are not counted: a session's
- * grid starts at its first tick. */
+ * grid starts at its first tick. The figures are grid.h's. */
 #include "worker.h"
 
 #include <math.h>
