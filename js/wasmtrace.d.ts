@@ -54,7 +54,7 @@ export interface WasmtraceConfig {
   server?: WasmtraceServerConfig;
 }
 
-/** Counters of a session. samplesTaken = samplesWritten + samplesDropped once stopped. */
+/** Counters of a session (listed once in native/src/stats_list.h). samplesTaken = samplesWritten + samplesDropped once stopped. */
 export interface WasmtraceStats {
   samplesTaken: number;
   samplesWritten: number;

@@ -16,6 +16,8 @@
   if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
 
   var STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'];
+  // session.stats()'s keys: native/src/stats_list.h lists them, in this order
+  // (tests/node/counters.test.mjs checks it).
   var STAT_KEYS = ['samplesTaken', 'samplesWritten', 'samplesDropped', 'samplesDroppedBufferFull',
     'samplesDroppedTornStack', 'eventsWritten', 'eventsDropped', 'ticksMissed', 'bytesEncoded',
     'bytesWritten', 'threads', 'bufferHighWaterBytes', 'threadsRefused', 'threadsLimit',

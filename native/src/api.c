@@ -72,7 +72,7 @@ static void explain_no_record(const wt_session_config *config) {
   probe.config = *config;
   size_t avail = wt_mem_available();
   wt_status rc = wt_session_prealloc(&probe);
-  size_t need = sizeof(wt_session) + (probe.budget_out ? wt_session_start_bytes(&probe) : 0);
+  size_t need = sizeof(wt_session) + (probe.rec.budget_out ? wt_session_start_bytes(&probe) : 0);
   if (rc == WT_OK) { /* the heap had room after all (freed meanwhile): give it back */
     wt_session_free_buffers(&probe);
     if (atomic_load_explicit(&probe.output_ready, memory_order_relaxed)) wt_outq_free(&probe.out);

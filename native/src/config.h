@@ -1,5 +1,8 @@
 /* The config blob (v1): parsing and validation. Keys are documented in
- * config/wasmtrace.schema.json. Errors name the key path and the problem. */
+ * config/wasmtrace.schema.json. Errors name the key path and the problem.
+ * config.c parses the blob and its sessions, config_text.c the text and
+ * its values; outputs.c has the rules for output paths. The "server"
+ * object belongs to the JS shim (js/wasmtrace_library.js). */
 #ifndef WT_CONFIG_H
 #define WT_CONFIG_H
 
@@ -31,7 +34,7 @@ typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
 
 typedef struct wt_session_config {
   char name[WT_NAME_MAX];
-  char output[WT_PATH_MAX]; /* canonical (wt_config_canonical_path) */
+  char output[WT_PATH_MAX]; /* canonical (wt_outputs_canonical_path) */
   int overwrite;            /* 1: may replace an existing regular file */
   wt_format format;
   int gzip;             /* 1: gzip (default), 0: plain */
@@ -87,15 +90,8 @@ wt_status wt_config_parse_session(const char *json, size_t len, const char *defa
 /* Applies the rules of a config from a source anyone can set (the URL
  * parameter): outputs only under WT_OUTPUT_DIR, no "overwrite". Sessions
  * that break one become invalid, with a message naming the key, the path
- * and `source`. */
+ * and `source` (outputs.h has the rules). */
 void wt_config_restrict_untrusted(wt_config *c, const char *source);
-
-/* Writes the canonical form of the absolute path `in` to out (cap bytes):
- * empty and "." components dropped, ".." removes the one before it (at
- * the root it stays there, as POSIX resolves "/.."). The result is never
- * longer than `in`. Returns NULL, or why the path is not the path of a
- * file (not absolute, a trailing '/', ending in "." or "..", the root). */
-const char *wt_config_canonical_path(const char *in, char *out, size_t cap);
 
 /* 1 if a scope category matches one of the session's category patterns
  * ("*", an exact name, or a prefix ending in '*'). */

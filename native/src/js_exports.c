@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "session.h"
 #include "startup.h"
+#include "stats_list.h"
 #include "threads.h"
 
 #ifdef __EMSCRIPTEN__
@@ -89,6 +90,7 @@ WT_I_EXPORT const char *wt_js_no_record_error(void) { return wt_api_no_record_er
 #define WT_JS_STATS_MAX 64
 #define WT_JS_TEXT_BYTES 4096
 static double js_stats[WT_JS_STATS_MAX];
+_Static_assert(WT_STATS_COUNT <= WT_JS_STATS_MAX, "wt_js_stats_buffer holds every counter of stats_list.h");
 static char js_text[WT_JS_TEXT_BYTES];
 WT_I_EXPORT double *wt_js_stats_buffer(void) { return js_stats; }
 WT_I_EXPORT int wt_js_stats_capacity(void) { return WT_JS_STATS_MAX; }
@@ -109,19 +111,16 @@ WT_I_EXPORT void wt_js_memory(double *out) {
   out[3] = (double)sizeof(wt_session);
 }
 
-/* Fills out[0..16) with the stats as doubles (exact below 2^53), in the
- * order of STAT_KEYS in js/wasmtrace_post.js. */
+/* Fills out[0..WT_STATS_COUNT) with the stats as doubles (exact below
+ * 2^53), in the order of stats_list.h (STAT_KEYS in js/wasmtrace_post.js). */
 WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
   wt_session_stats st;
   wt_status rc = wt_session_stats_get(id, &st);
   if (rc != WT_OK) memset(&st, 0, sizeof st); /* unknown id: all zero */
-  const uint64_t v[16] = {st.samples_taken,  st.samples_written, st.samples_dropped,
-                          st.samples_dropped_full, st.samples_torn, st.events_written,
-                          st.events_dropped, st.ticks_missed, st.bytes_encoded,
-                          st.bytes_written, st.threads, st.buffer_high_water,
-                          st.threads_refused, st.threads_limit, st.samples_partial,
-                          st.samples_waiting};
-  for (int i = 0; i < 16; i++) out[i] = (double)v[i];
+  int i = 0;
+#define WT_I_STAT_OUT(field, type, js, trace, shown, doc) out[i++] = (double)st.field;
+  WT_STATS(WT_I_STAT_OUT, WT_I_STAT_NONE)
+#undef WT_I_STAT_OUT
   return rc;
 }
 

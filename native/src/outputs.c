@@ -210,3 +210,76 @@ void wt_outputs_reset_for_testing(void) {
   created_count = created_cap = 0;
   pthread_mutex_unlock(&created_lock);
 }
+
+/* ---- output paths in a config (config.c asks while it parses) ---------- */
+
+const char *wt_outputs_canonical_path(const char *in, char *out, size_t cap) {
+  size_t n = strlen(in);
+  if (in[0] != '/') return "expected an absolute path on the VFS (starting with '/')";
+  if (in[n - 1] == '/') return "expected the path of a file, not of a directory (ending in '/')";
+  if (cap < n + 1) return "the path is too long";
+  /* Components are copied one by one; "." is skipped and ".." removes the
+   * last one copied. out always starts with '/' and never ends with one
+   * (but for the root). */
+  size_t o = 0;
+  const char *p = in, *last = in;
+  out[o++] = '/';
+  while (*p) {
+    while (*p == '/') p++;
+    if (!*p) break;
+    const char *q = p;
+    while (*q && *q != '/') q++;
+    size_t k = (size_t)(q - p);
+    last = p;
+    if (k == 1 && p[0] == '.') {
+      /* nothing */
+    } else if (k == 2 && p[0] == '.' && p[1] == '.') {
+      while (o > 1 && out[o - 1] != '/') o--;
+      if (o > 1) o--; /* the '/' before the removed component */
+    } else {
+      if (o > 1) out[o++] = '/';
+      memcpy(out + o, p, k);
+      o += k;
+    }
+    p = q;
+  }
+  out[o] = '\0';
+  if ((last[0] == '.' && (last[1] == '\0' || (last[1] == '.' && last[2] == '\0'))) || o == 1)
+    return "expected the path of a file, not of a directory (ending in \".\" or \"..\")";
+  return NULL;
+}
+
+const char *wt_outputs_reserved(const char *path, char *why, size_t cap) {
+  if (strcmp(path, "/wasmtrace.json") == 0) {
+    snprintf(why, cap, "\"/wasmtrace.json\" is wasmtrace's own config file, never an output");
+    return why;
+  }
+  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
+    snprintf(why, cap,
+             "\"%.80s\" is a device or system file: outputs are regular files (e.g. under " WT_OUTPUT_DIR
+             ")",
+             path);
+    return why;
+  }
+  return NULL;
+}
+
+int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const char *source, char *err,
+                                 size_t cap) {
+  static const char dir[] = WT_OUTPUT_DIR;
+  if (c->overwrite) {
+    snprintf(err, cap,
+             "sessions[%d].overwrite: not allowed in a config from %s (anyone can set it): only the "
+             "app's own config may overwrite files",
+             index, source);
+    return 0;
+  }
+  if (strncmp(c->output, dir, sizeof dir - 1) != 0) {
+    snprintf(err, cap,
+             "sessions[%d].output: \"%.80s\" is outside " WT_OUTPUT_DIR
+             ": a config from %s may write only there",
+             index, c->output, source);
+    return 0;
+  }
+  return 1;
+}

@@ -1,7 +1,7 @@
 /* The output policy (docs/GUIDE.md, "Where traces are written"): which
  * files a session may write, how it creates them, and how it notices that
  * its file was damaged under it. Paths are canonical
- * (wt_config_canonical_path). The table of files wasmtrace created in this
+ * (wt_outputs_canonical_path). The table of files wasmtrace created in this
  * page's life is shared by all threads (its own lock). */
 #ifndef WT_OUTPUTS_H
 #define WT_OUTPUTS_H
@@ -31,6 +31,27 @@ FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap);
  * else 1 with what happened in err (deleted or moved, replaced, truncated
  * or written to by someone else). Main thread. */
 int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap);
+
+/* ---- output paths in a config ------------------------------------------ */
+
+/* Writes the canonical form of the absolute path `in` to out (cap bytes):
+ * empty and "." components dropped, ".." removes the one before it (at
+ * the root it stays there, as POSIX resolves "/.."). The result is never
+ * longer than `in`. Returns NULL, or why the path is not the path of a
+ * file (not absolute, a trailing '/', ending in "." or "..", the root). */
+const char *wt_outputs_canonical_path(const char *in, char *out, size_t cap);
+
+/* NULL, or `why` (cap bytes) holding the reason no config, whatever its
+ * source, may name the canonical `path` as an output: wasmtrace's own
+ * config file, a device or system file. */
+const char *wt_outputs_reserved(const char *path, char *why, size_t cap);
+
+/* The rules for a config from a source anyone can set (the URL parameter):
+ * outputs only under WT_OUTPUT_DIR, no "overwrite". 1 if sessions[index]
+ * (c) keeps them, else 0 with the key path, the problem and `source` in
+ * err. */
+int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const char *source, char *err,
+                                 size_t cap);
 
 /* Forgets every created file (tests). */
 void wt_outputs_reset_for_testing(void);

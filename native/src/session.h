@@ -1,9 +1,13 @@
 /* Sessions: one recording with its own settings, buffers and output.
  *
- * Ownership by thread:
- *   - any thread creates a session (wt_session_start) and requests its stop;
- *   - the worker owns everything under "worker-private": it samples into the
- *     buffers, turns ring events into scopes, and encodes into `out`;
+ * The record is split by owner:
+ *   - control: any thread creates a session (api.c: wt_session_start) and
+ *     requests its stop; its config is immutable from then on;
+ *   - counters: atomics the worker (and the pump) add to, anyone reads;
+ *   - worker-owned: its sampling grid (grid.h, walked by worker.c), what it
+ *     records into (`rec`, session.c: samples, ring events as scopes) and
+ *     its encoding (`enc`, session_encode.c: encodes into `out`); worker.c
+ *     decides when each happens;
  *   - the main thread consumes `out` and owns `file` (wt_io_pump).
  * State moves forward only; the error text is written before the state
  * becomes FAILED (release) and read after it (acquire). */
@@ -16,6 +20,7 @@
 
 #include "config.h"
 #include "encoder.h"
+#include "grid.h"
 #include "json.h"
 #include "outq.h"
 #include "registry.h"
@@ -37,38 +42,12 @@ typedef struct wt_session_host {
   void (*worker_times)(double *created_us, double *started_us, uint64_t *busy_us);
 } wt_session_host;
 
-struct wt_session {
-  int id;
-  wt_session_config config;
-  _Atomic int state;             /* wt_session_state */
-  _Atomic int stop_requested;
-  _Atomic int failing;           /* set by the one thread that fails it */
-  _Atomic uint64_t cat_mask;     /* categories it records (wt_runtime_update_categories) */
-  char error[WT_ERROR_MAX];
-
-  /* Counters (written by the worker or the pump, read by anyone). */
-  _Atomic uint64_t samples_taken, samples_written, samples_dropped_full, samples_torn;
-  _Atomic uint64_t samples_partial; /* kept, marked "(partial stack)" (registry.h) */
-  _Atomic uint64_t samples_waiting; /* taken while the thread waited (WT_SAMPLE_WAITING) */
-  _Atomic uint64_t events_written, events_dropped, ticks_missed;
-  _Atomic uint64_t bytes_encoded, bytes_written;
-  _Atomic uint32_t threads_seen, high_water;
-  _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
-  _Atomic int oom_stop;           /* it stops (or stopped) early: out of memory */
-
-  /* --- worker-private --------------------------------------------------- */
-  const wt_session_host *host; /* set at creation */
-  double start_us;  /* set at creation, before the worker sees the session */
-  double stop_us, next_sample_us, next_counter_us, next_malloc_us;
-#define WT_LATENESS_BUCKETS 24 /* bucket b: lateness below 2^b us */
-  uint32_t lateness_hist[WT_LATENESS_BUCKETS];
-  double lateness_max_us;
-  uint64_t ticks;            /* sampling ticks taken */
-  int released;              /* a failed session's buffers were freed */
-  int out_finished;          /* wt_outq_finish was called */
-  double encode_us;          /* time spent in encoder steps */
-  double last_encode_us;     /* when the last encoder step ran */
-  uint64_t worker_busy_at_start; /* the host's worker busy time when it started */
+/* What the worker keeps to record a session (session.c): its budgets, the
+ * pending samples and events, the call tree, the threads it saw, and the
+ * reserve it finishes with. Worker-owned once the worker adopts the
+ * session; before that, only the thread that creates it touches it
+ * (wt_session_prealloc). */
+typedef struct wt_session_rec {
   /* Budgets (entries; bytes for out): the memory limit split by set_budgets. */
   size_t budget_samples, budget_events, budget_nodes, budget_out;
   size_t retain_sample_bytes, retain_event_bytes; /* the encoder's declared shares */
@@ -80,25 +59,65 @@ struct wt_session {
   uint32_t *sort_tmp;  /* batch index scratch, sort_cap entries */
   size_t sort_cap;
   wt_session_thread *threads; /* WT_MAX_THREADS entries, allocated at setup */
-  int footer_written;         /* the final step ran and the sink is closed */
   /* What it needs to finish, taken at start (wt_session_prealloc) and
    * released to the worker's credit (mem.h) for the final step, or at the
    * first allocation refused while recording. */
   void *reserve;
   size_t reserve_bytes;
   int reserve_released, reserve_settled;
-  uint64_t last_flush_bytes;
-  double last_flush_us;
+  int released;              /* a failed session's buffers were freed */
+  uint64_t worker_busy_at_start; /* the host's worker busy time when it started */
+} wt_session_rec;
+
+/* The encoding of a session's output (session_encode.c, on the worker):
+ * the encoder and its state, the JSON writer and the sinks under it. */
+typedef struct wt_session_enc {
   const wt_encoder *encoder;
   void *encoder_state;      /* owned by the encoder (free callback) */
   size_t encoder_retained;  /* bytes it keeps (its last tally) */
   wt_json json;
   wt_gzip_sink *gzip;    /* allocated while the session records */
   wt_sink *encoder_sink; /* &gzip->base or &out.base */
+  int footer_written;    /* the final step ran and the sink is closed */
+  uint64_t last_flush_bytes;
+  double last_flush_us;
+  double encode_us;          /* time spent in encoder steps */
+  double last_encode_us;     /* when the last encoder step ran */
+} wt_session_enc;
+
+struct wt_session {
+  /* --- control: set at creation (api.c), then read by anyone ------------- */
+  int id;
+  wt_session_config config;    /* immutable once the session is in the table */
+  const wt_session_host *host; /* set at creation */
+  double start_us;  /* set at creation, before the worker sees the session */
+  _Atomic int state;             /* wt_session_state */
+  _Atomic int stop_requested;    /* any thread asks (api.c, server.c, out of memory) */
+  _Atomic int failing;           /* set by the one thread that fails it */
+  _Atomic uint64_t cat_mask;     /* categories it records (wt_runtime_update_categories) */
+  char error[WT_ERROR_MAX];
+  _Atomic int oom_stop;          /* it stops (or stopped) early: out of memory */
+
+  /* --- counters: written by the worker (or the pump: bytes_written), read
+   * by anyone (stats_list.h lists what they become) ------------------------ */
+  _Atomic uint64_t samples_taken, samples_written, samples_dropped_full, samples_torn;
+  _Atomic uint64_t samples_partial; /* kept, marked "(partial stack)" (registry.h) */
+  _Atomic uint64_t samples_waiting; /* taken while the thread waited (WT_SAMPLE_WAITING) */
+  _Atomic uint64_t events_written, events_dropped, ticks_missed;
+  _Atomic uint64_t bytes_encoded, bytes_written;
+  _Atomic uint32_t threads_seen, high_water;
+  _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
+
+  /* --- worker-owned -------------------------------------------------------- */
+  wt_grid grid;     /* its sampling schedule (grid.h; worker.c walks it) */
+  double stop_us, next_counter_us, next_malloc_us;
+  wt_session_rec rec; /* what it records into (session.c) */
+  wt_session_enc enc; /* how it is encoded (session_encode.c) */
 
   /* --- worker -> main thread --------------------------------------------- */
   _Atomic int output_ready; /* `out` is set up (release); the pump may use it */
   wt_outq out;
+  int out_finished;         /* wt_outq_finish was called (worker) */
 
   /* The diagnostic server's copy of the output (config.stream), or NULL: set
    * at creation, fed by the worker through out.tee, read by JS, freed by
@@ -172,6 +191,31 @@ void wt_session_log_end(const wt_session *s);
 /* Prints "session 'name' failed: error" once, within the cap above. Any
  * thread. */
 void wt_session_log_failure(const char *name, const char *error);
+
+/* An allocation of the session was refused (`n` of them): counted; the
+ * first one while it records stops it early, and its reserve is released
+ * so that it can finish. Worker only. */
+void wt_session_note_no_memory(wt_session *s, uint64_t n);
+/* Gives the session's reserve back to the heap and as credit to the
+ * calling thread (the worker), for its final step. */
+void wt_session_release_reserve(wt_session *s);
+
+/* ---- encoding (session_encode.c): the worker decides when --------------- */
+
+/* Whether the session can take an encode step now: its output set up (a
+ * failure fails the session) and room in its output queue. Returns the
+ * samples (and events) a step may take, at most max_batch; 0: not now.
+ * Worker only. */
+size_t wt_session_encode_ready(wt_session *s, size_t max_batch);
+/* One encode step of at most `quota` (from wt_session_encode_ready) begun
+ * at `now`: the step, its time, a flush point, and after the final step the
+ * end of the output (buffers freed, the queue handed to the main thread).
+ * An error fails the session. Returns 1 if it did work. Worker only. */
+int wt_session_encode(wt_session *s, double now, size_t quota, int final);
+/* A failed session gives back its memory: its buffers are freed and the
+ * output queue handed over; the main thread frees what is left of it.
+ * Once. Worker only. */
+void wt_session_release_failed(wt_session *s);
 
 /* One encoder step over at most max_batch pending samples and events (all
  * of them if final): builds the encoder's view, applies its tally to the

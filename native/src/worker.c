@@ -43,7 +43,7 @@
  *   floor(stop_us / P) == floor(last tick's T / P)
  * Grid points before the first tick (a worker late to adopt a session, or
  * late for the deadline a joining session got) are not counted: a session's
- * grid starts at its first tick. */
+ * grid starts at its first tick. The figures are grid.h's. */
 #include "worker.h"
 
 #include <math.h>
@@ -201,18 +201,6 @@ static void close_open_scopes(wt_session *s, double now) {
   }
 }
 
-/* A failed session gives back its memory: the worker frees its buffers and
- * hands the output queue over; the main thread frees what is left of it. */
-static void release_failed(wt_session *s) {
-  if (s->released) return;
-  s->released = 1;
-  wt_session_free_buffers(s);
-  if (atomic_load_explicit(&s->output_ready, memory_order_acquire) && !s->out_finished) {
-    s->out_finished = 1;
-    wt_outq_finish(&s->out);
-  }
-}
-
 /* Adopts a STARTING session: due at once (its first tick in this
  * iteration) when `join` is 0, else at the first grid point after `now`
  * (the next tick that the sessions already sampling take). */
@@ -222,8 +210,7 @@ static void start_session(wt_session *s, double now, int join) {
     wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
     return;
   }
-  double period = s->config.interval_us;
-  s->next_sample_us = join ? (floor(now / period) + 1) * period : now;
+  wt_grid_start(&s->grid, now, s->config.interval_us, join);
   s->next_counter_us = now;
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
@@ -261,7 +248,7 @@ static void adopt_phase(int nsessions, double now, int whole) {
     if (!s) continue;
     int st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st == WT_SESSION_FAILED)
-      release_failed(s);
+      wt_session_release_failed(s);
     else if (st == WT_SESSION_STARTING && whole)
       start_session(s, now, join);
   }
@@ -290,7 +277,7 @@ static int record_needed(const wt_thread *t, uint32_t slot, wt_session *const *l
     if (t->open[d].id && t->open[d].begin_us > newest_open) newest_open = t->open[d].begin_us;
   for (int i = 0; i < nlive; i++) {
     const wt_session *s = live[i];
-    if (s->threads && s->threads[slot].seen) return 1;
+    if (s->rec.threads && s->rec.threads[slot].seen) return 1;
     if (newest_open >= s->start_us) return 1; /* it would close that scope */
   }
   return 0;
@@ -306,7 +293,7 @@ static void reclaim_phase(int nsessions) {
   int nlive = 0;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!s || !active(s) || s->footer_written) continue;
+    if (!s || !active(s) || s->enc.footer_written) continue;
     if (nlive == (int)(sizeof live / sizeof live[0])) return; /* cannot tell: keep everything */
     live[nlive++] = s;
   }
@@ -366,7 +353,7 @@ static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
 }
 
 static int sample_due(wt_session *s, double t) {
-  return running(s) && s->config.sampling && s->next_sample_us <= t;
+  return running(s) && s->config.sampling && s->grid.next_us <= t;
 }
 
 /* If a session is due, takes one snapshot of every live thread's stack;
@@ -389,26 +376,10 @@ static double sample_tick(worker_state *ws, int nsessions) {
       wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t,
                                ws->flags[slot]);
     }
-    double period = s->config.interval_us;
-    double point = floor(t / period) * period; /* this tick's grid point */
-    if (s->ticks++ > 0) {
-      /* The deadline was the grid point after the last tick's: the ones
-       * from there to this tick's were missed. */
-      if (point > s->next_sample_us)
-        atomic_fetch_add_explicit(&s->ticks_missed, (uint64_t)llround((point - s->next_sample_us) / period),
-                                  memory_order_relaxed);
-      /* Lateness of this tick against its deadline, log2 buckets of us (not
-       * for the first tick, which has no deadline on the grid when taken
-       * at once). */
-      double late = t - s->next_sample_us;
-      uint32_t bucket = 0;
-      while (bucket < WT_LATENESS_BUCKETS - 1 && late >= (double)(1u << bucket)) bucket++;
-      s->lateness_hist[bucket]++;
-      if (late > s->lateness_max_us) s->lateness_max_us = late;
-    }
-    /* Metronome: the next grid point, never "t + period", so lateness does
-     * not accumulate. */
-    s->next_sample_us = point + period;
+    /* Its next deadline is the next grid point (a metronome); the points a
+     * late worker skipped are missed. */
+    uint64_t missed = wt_grid_tick(&s->grid, t, s->config.interval_us);
+    if (missed) atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
   }
   return t;
 }
@@ -459,7 +430,7 @@ static double next_deadline(int nsessions, double now) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!running(s)) continue;
-    if (s->config.sampling && s->next_sample_us < next) next = s->next_sample_us;
+    if (s->config.sampling && s->grid.next_us < next) next = s->grid.next_us;
     if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
   }
   return next;
@@ -471,7 +442,7 @@ static double recheck_stopping(int nsessions, double next) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_STOPPING &&
-        !s->footer_written && next > wt_platform_now_us() + 2000.0)
+        !s->enc.footer_written && next > wt_platform_now_us() + 2000.0)
       next = wt_platform_now_us() + 2000.0;
   }
   return next;
@@ -485,36 +456,16 @@ static double recheck_stopping(int nsessions, double next) {
 static int encode_session(wt_session *s, double now, int burst, size_t max_batch) {
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st != WT_SESSION_RUNNING && st != WT_SESSION_STOPPING) return 0;
-  if (s->footer_written) return 0;
+  if (s->enc.footer_written) return 0;
   int stopping = st == WT_SESSION_STOPPING;
-  wt_status setup = wt_session_setup_output(s);
-  if (setup != WT_OK) {
-    wt_session_fail(s, "could not set up output: %s", wt_status_str(setup));
-    return 0;
-  }
-  /* Bounded output: wait for the main thread to write what is queued. */
-  size_t quota = wt_session_encode_quota(s, max_batch);
+  size_t quota = wt_session_encode_ready(s, max_batch);
   if (!quota) return 0;
-  int has_data = s->samples.count > 0 || s->events.count > 0;
-  int stale = has_data && now - s->last_encode_us >= ENCODE_AFTER_US;
-  int filling = s->samples.count * 100 >= s->samples.cap * ENCODE_WHEN_FULL_PCT;
+  int has_data = s->rec.samples.count > 0 || s->rec.events.count > 0;
+  int stale = has_data && now - s->enc.last_encode_us >= ENCODE_AFTER_US;
+  int filling = s->rec.samples.count * 100 >= s->rec.samples.cap * ENCODE_WHEN_FULL_PCT;
   if (!burst && !stopping && !stale && !filling) return 0;
-  int final = stopping && s->samples.count <= quota && s->events.count <= quota;
-  /* The session applies the step's tally and closes the sink after the final one. */
-  wt_status rc = wt_session_encode_step(s, quota, final);
-  s->last_encode_us = now;
-  s->encode_us += wt_platform_now_us() - now;
-  if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
-  if (rc != WT_OK) {
-    wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
-    return 0;
-  }
-  if (final) {
-    wt_session_free_buffers(s);
-    s->out_finished = 1;
-    wt_outq_finish(&s->out); /* the main thread may free the queue from now on */
-  }
-  return 1;
+  int final = stopping && s->rec.samples.count <= quota && s->rec.events.count <= quota;
+  return wt_session_encode(s, now, quota, final);
 }
 
 /* Samples (and events) the next step may take: as many as the time left
@@ -552,12 +503,12 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
       if (!s || !active(s)) continue;
       double t = wt_platform_now_us();
       if (steps > 0 && next - t < ENCODE_MARGIN_US + ENCODE_MIN_SLICE * ws->us_per_item) return;
-      size_t pending = s->samples.count + s->events.count;
+      size_t pending = s->rec.samples.count + s->rec.events.count;
       if (pending < ENCODE_MIN_SLICE) ws->bursting[i] = 0; /* no tiny steps */
       if (encode_session(s, t, ws->bursting[i], slice_for(ws, next - t))) {
         work = 1;
         steps++;
-        size_t left = s->samples.count + s->events.count;
+        size_t left = s->rec.samples.count + s->rec.events.count;
         ws->bursting[i] = left >= ENCODE_MIN_SLICE;
         note_step(ws, pending > left ? pending - left : 0, wt_platform_now_us() - t);
       }

@@ -146,6 +146,8 @@ describe('wasmtrace record', () => {
     const config = JSON.stringify({ sessions: [
       { name: 'bad', sampling: { intervalUs: 5 } },
       { name: 'good', output: '/traces/good.json.gz' },
+      // Failing on an unknown key, it keeps its name (issue 23: it was 'startup-2').
+      { name: 'mine', durationMs: 2000, bogus: 1 },
     ] });
     const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--config', config,
       '--wait-for', 'window.sampleStartupComplete === true', '--out', join(out, 'failed-session'), ...PATIENT);
@@ -153,6 +155,8 @@ describe('wasmtrace record', () => {
     assert.match(r.stderr, /session 'bad' failed: sessions\[0\]\.sampling\.intervalUs: expected an integer from 50 to 1000000, got 5/);
     assert.match(r.stdout, /session 'bad': FAILED: sessions\[0\]\.sampling\.intervalUs/);
     assert.match(r.stdout, /what to do: fix the config \(see config\/wasmtrace\.schema\.json\)/);
+    assert.match(r.stdout, /session 'mine': FAILED: sessions\[2\]\.bogus: unknown key/);
+    assert.doesNotMatch(r.all, /startup-2/);
     assert.match(r.stdout, /session 'good': stopped, chrome trace .*good\.json\.gz/);
     assertRan(readProfile(readFileSync(join(out, 'failed-session/good.json.gz'))), 'inflate_block', { thread: 'asset-decoder-0' });
   });

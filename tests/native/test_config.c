@@ -6,6 +6,7 @@
 
 #include "cJSON.h"
 #include "config.h"
+#include "outputs.h"
 #include "wt_test.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -602,6 +603,47 @@ WT_TEST(config_should_fail_a_bad_session_alone_between_two_good_ones) {
   }
 }
 
+/* Issue 23: {"name":"mine","bogus":1} failed as "startup", the page's
+ * default name, because the keys were checked before the name was read. */
+WT_TEST(config_should_keep_the_given_name_of_a_session_that_fails_on_another_key) {
+  static const struct {
+    const char *session; /* one session object */
+    const char *name;    /* the name it keeps */
+    const char *message;
+  } cases[] = {
+      {"{\"name\":\"mine\",\"durationMs\":2000,\"bogus\":1}", "mine", "sessions[0].bogus:" UNKNOWN},
+      {"{\"bogus\":1,\"name\":\"mine\"}", "mine", "sessions[0].bogus:" UNKNOWN},
+      {"{\"name\":\"mine\",\"format\":\"pprof\"}", "mine",
+       "sessions[0].format: unsupported format \"pprof\" (supported: \"chrome\", \"firefox\", \"folded\")"},
+      {"{\"name\":\"mine\",\"sampling\":{\"intervalUs\":5}}", "mine",
+       "sessions[0].sampling.intervalUs: expected an integer from 50 to 1000000, got 5"},
+      /* Not readable: a bad name, or two of them, keep the default. */
+      {"{\"name\":\"a b\",\"bogus\":1}", "startup", "sessions[0].bogus:" UNKNOWN},
+      {"{\"name\":7}", "startup", "sessions[0].name: expected a string, got a number"},
+      {"{\"name\":\"x\",\"name\":\"y\"}", "startup",
+       "sessions[0].name: duplicate key (each key may appear once per object)"},
+  };
+  for (size_t i = 0; i < WT_TEST_COUNT(cases); i++) {
+    char json[256], err[WT_ERROR_MAX];
+    snprintf(json, sizeof json, "{\"sessions\":[%s,{\"name\":\"other\"}]}", cases[i].session);
+    REQUIRE_EQ_INT(parse(json, err, sizeof err), WT_OK);
+    REQUIRE_EQ_INT(cfg.count, 2);
+    CHECK(!cfg.sessions[0].valid);
+    CHECK_EQ_STR(cfg.sessions[0].config.name, cases[i].name);
+    CHECK_EQ_STR(cfg.sessions[0].error, cases[i].message);
+    CHECK(cfg.sessions[1].valid);
+    CHECK_EQ_STR(cfg.sessions[1].config.name, "other");
+  }
+  /* A runtime session too (its default name is session-N). */
+  wt_session_config c;
+  char err[WT_ERROR_MAX];
+  const char *one = "{\"name\":\"mine\",\"bogus\":1}";
+  CHECK_EQ_INT(wt_config_parse_session(one, strlen(one), "session-0", &c, err, sizeof err),
+               WT_ERR_CONFIG);
+  CHECK_EQ_STR(c.name, "mine");
+  CHECK_EQ_STR(err, "session.bogus:" UNKNOWN);
+}
+
 WT_TEST(config_parse_session_should_prefix_key_paths_with_session) {
   static const struct {
     const char *json;
@@ -689,7 +731,7 @@ WT_TEST(config_canonical_path_should_resolve_dots_and_repeated_slashes) {
   };
   for (size_t i = 0; i < WT_TEST_COUNT(cases); i++) {
     char out[WT_PATH_MAX];
-    const char *why = wt_config_canonical_path(cases[i].in, out, sizeof out);
+    const char *why = wt_outputs_canonical_path(cases[i].in, out, sizeof out);
     CHECK(why == NULL);
     if (!why) CHECK_EQ_STR(out, cases[i].out);
   }
@@ -698,7 +740,7 @@ WT_TEST(config_canonical_path_should_resolve_dots_and_repeated_slashes) {
   for (size_t i = 0; i < WT_TEST_COUNT(refused); i++) {
     char out[WT_PATH_MAX];
     if (!refused[i][0]) continue; /* get_string refuses "" first */
-    CHECK(wt_config_canonical_path(refused[i], out, sizeof out) != NULL);
+    CHECK(wt_outputs_canonical_path(refused[i], out, sizeof out) != NULL);
   }
 }
 
@@ -926,6 +968,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(config_should_reject_each_bad_config_with_its_exact_message),
       WT_TEST_ENTRY(config_should_reject_names_and_paths_over_their_length_limit),
       WT_TEST_ENTRY(config_should_fail_a_bad_session_alone_between_two_good_ones),
+      WT_TEST_ENTRY(config_should_keep_the_given_name_of_a_session_that_fails_on_another_key),
       WT_TEST_ENTRY(config_parse_session_should_prefix_key_paths_with_session),
       WT_TEST_ENTRY(config_should_print_a_rejected_number_exactly),
       WT_TEST_ENTRY(config_should_reject_text_after_the_root_object),

@@ -164,7 +164,7 @@ static int encode_fixed_plus(wt_format format, int gzip, out_bytes *out, void (*
   if (!s) return 0;
   if (extra) extra(s);
   int ok = wt_session_encode_step(s, 3, 0) == WT_OK && wt_session_encode_step(s, 1 << 20, 1) == WT_OK &&
-           s->footer_written;
+           s->enc.footer_written;
   /* Everything was queued and the queue closed: collect it. */
   wt_block *b;
   while (ok && (b = wt_outq_pop(&s->out)) != NULL) {
@@ -524,30 +524,30 @@ WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
 static int samples_add_up(wt_session *s) {
   return atomic_load(&s->samples_taken) == atomic_load(&s->samples_written) +
                                                atomic_load(&s->samples_dropped_full) +
-                                               atomic_load(&s->samples_torn) + s->samples.count;
+                                               atomic_load(&s->samples_torn) + s->rec.samples.count;
 }
 
 WT_TEST(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact) {
   for (int format = WT_FORMAT_CHROME; format <= WT_FORMAT_FOLDED; format++) {
     wt_session *s = fixed_session((wt_format)format, 0);
     REQUIRE(s != NULL);
-    size_t budgets[] = {s->budget_samples, s->budget_events, s->budget_nodes, s->budget_out};
+    size_t budgets[] = {s->rec.budget_samples, s->rec.budget_events, s->rec.budget_nodes, s->rec.budget_out};
     CHECK(samples_add_up(s));
-    for (int step = 0; step < 4 && !s->footer_written; step++) {
+    for (int step = 0; step < 4 && !s->enc.footer_written; step++) {
       uint64_t events_before = atomic_load(&s->events_written) + atomic_load(&s->events_dropped);
-      size_t pending_events = s->events.count;
+      size_t pending_events = s->rec.events.count;
       CHECK_EQ_INT(wt_session_encode_step(s, 2, step == 3), WT_OK);
       CHECK(samples_add_up(s));
       /* Folded counts events only in its stats line; the others write them. */
       uint64_t events_after = atomic_load(&s->events_written) + atomic_load(&s->events_dropped);
-      if (format == WT_FORMAT_CHROME) CHECK_EQ_U64(events_after - events_before, pending_events - s->events.count);
+      if (format == WT_FORMAT_CHROME) CHECK_EQ_U64(events_after - events_before, pending_events - s->rec.events.count);
       CHECK(atomic_load(&s->high_water) >= wt_session_memory(s));
-      size_t now[] = {s->budget_samples, s->budget_events, s->budget_nodes, s->budget_out};
+      size_t now[] = {s->rec.budget_samples, s->rec.budget_events, s->rec.budget_nodes, s->rec.budget_out};
       CHECK(memcmp(budgets, now, sizeof now) == 0);
     }
-    CHECK(s->footer_written);
-    CHECK_EQ_INT(s->samples.count, 0);
-    CHECK_EQ_INT(s->events.count, 0);
+    CHECK(s->enc.footer_written);
+    CHECK_EQ_INT(s->rec.samples.count, 0);
+    CHECK_EQ_INT(s->rec.events.count, 0);
     if (format != WT_FORMAT_FOLDED) CHECK_EQ_U64(atomic_load(&s->events_written), 8);
     wt_block *b;
     while ((b = wt_outq_pop(&s->out)) != NULL) wt_outq_release(&s->out, b);
@@ -663,12 +663,12 @@ static size_t record_at_limit(wt_session *s, int ticks) {
 /* Stops the session as the worker does: steps until the final one. */
 static int finish_at_limit(wt_session *s, double stop_us) {
   s->stop_us = stop_us;
-  for (int step = 0; step < 10000 && !s->footer_written; step++) {
-    int final = s->samples.count <= 2048 && s->events.count <= 2048;
+  for (int step = 0; step < 10000 && !s->enc.footer_written; step++) {
+    int final = s->rec.samples.count <= 2048 && s->rec.events.count <= 2048;
     if (wt_session_encode_step(s, 2048, final) != WT_OK) return 0;
-    if (!s->footer_written) drain_output(s);
+    if (!s->enc.footer_written) drain_output(s);
   }
-  return s->footer_written;
+  return s->enc.footer_written;
 }
 
 /* The stats record's bufferHighWaterBytes in everything the session wrote
@@ -708,9 +708,9 @@ static void free_session(wt_session *s) {
 /* What wt_session_memory must say: every buffer, the encoder's state and
  * what it retains, and the output in flight. */
 static size_t memory_parts(wt_session *s) {
-  return s->samples.cap * (sizeof(wt_sample) + sizeof(uint32_t)) + wt_ring_bytes(&s->events) +
-         s->node_cap * (sizeof(wt_node) + 2 * sizeof(uint32_t)) + s->encoder->state_bytes +
-         s->encoder_retained + (size_t)wt_outq_in_flight(&s->out);
+  return s->rec.samples.cap * (sizeof(wt_sample) + sizeof(uint32_t)) + wt_ring_bytes(&s->rec.events) +
+         s->rec.node_cap * (sizeof(wt_node) + 2 * sizeof(uint32_t)) + s->enc.encoder->state_bytes +
+         s->enc.encoder_retained + (size_t)wt_outq_in_flight(&s->out);
 }
 
 #define MIN_BUFFER_KB 64 /* the least maxBufferKB the config accepts (config.c) */
@@ -724,20 +724,20 @@ WT_TEST(sessions_at_the_smallest_limit_should_stay_within_it_counting_the_encode
     char err[WT_ERROR_MAX];
     wt_session *s = limit_session((wt_format)format, MIN_BUFFER_KB, 1, err, sizeof err);
     REQUIRE(s != NULL);
-    const wt_encoder *e = s->encoder;
+    const wt_encoder *e = s->enc.encoder;
     size_t peak = record_at_limit(s, 3000);
     REQUIRE(peak > 0);
     /* The call tree is full: what the encoder keeps per node stays within
      * what it declared per node of capacity. */
-    CHECK_EQ_INT(s->node_count, s->node_cap);
+    CHECK_EQ_INT(s->rec.node_count, s->rec.node_cap);
     if (e->bits_per_node)
-      CHECK(s->encoder_retained <= ((size_t)s->node_cap * e->bits_per_node + 7) / 8);
+      CHECK(s->enc.encoder_retained <= ((size_t)s->rec.node_cap * e->bits_per_node + 7) / 8);
     else
-      CHECK(s->encoder_retained <= s->retain_sample_bytes + s->retain_event_bytes);
+      CHECK(s->enc.encoder_retained <= s->rec.retain_sample_bytes + s->rec.retain_event_bytes);
     /* The state is counted, and the limit holds with it. */
-    REQUIRE(s->encoder_state != NULL);
+    REQUIRE(s->enc.encoder_state != NULL);
     CHECK_EQ_U64(wt_session_memory(s), memory_parts(s));
-    CHECK(atomic_load(&s->high_water) >= e->state_bytes + s->node_cap * sizeof(wt_node));
+    CHECK(atomic_load(&s->high_water) >= e->state_bytes + s->rec.node_cap * sizeof(wt_node));
     if (peak > limit) fprintf(stderr, "    %s: %zu bytes after a step, limit %zu\n", names[format], peak, limit);
     CHECK(peak <= limit);
     REQUIRE(finish_at_limit(s, T0 + 3000000.0));

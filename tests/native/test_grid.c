@@ -154,7 +154,7 @@ static int read_samples(recording *r) {
 
 static void note_accounting(recording *r) {
   wt_session *s = wt_session_get(r->id);
-  r->ticks = s->ticks;
+  r->ticks = s->grid.ticks;
   r->missed = atomic_load(&s->ticks_missed);
   r->samples = atomic_load(&s->samples_taken);
   r->start_us = s->start_us;
@@ -508,9 +508,35 @@ WT_TEST(events_between_a_startup_sessions_creation_and_adoption_should_reach_it)
   CHECK_EQ_INT(g2_events_in_file, 0);
 }
 
+/* The grid's arithmetic alone (grid.h): deadlines, missed points, lateness
+ * and weights, on made-up times. */
+WT_TEST(the_grid_should_count_missed_points_lateness_and_weights) {
+  wt_grid g = {0};
+  wt_grid_start(&g, 1234, 1000, 1); /* joining: the next grid point */
+  CHECK(g.next_us == 2000);
+  wt_grid_start(&g, 1234, 1000, 0); /* alone: at once */
+  CHECK(g.next_us == 1234);
+  CHECK_EQ_U64(wt_grid_tick(&g, 1240, 1000), 0); /* the first tick: no deadline, no lateness */
+  CHECK(g.next_us == 2000);
+  CHECK_EQ_U64(wt_grid_lateness_percentile(&g, 50), 0);
+  CHECK_EQ_U64(wt_grid_tick(&g, 2003, 1000), 0); /* 3 us late */
+  CHECK(g.next_us == 3000);
+  CHECK_EQ_U64(wt_grid_tick(&g, 5500, 1000), 2); /* 3000 and 4000 missed */
+  CHECK(g.next_us == 6000);
+  CHECK_EQ_U64(g.ticks, 3);
+  CHECK(g.lateness_max_us == 2500);
+  CHECK_EQ_U64(wt_grid_lateness_percentile(&g, 50), 4);    /* 3 us: below 2^2 */
+  CHECK_EQ_U64(wt_grid_lateness_percentile(&g, 99), 4096); /* 2500 us: below 2^12 */
+  CHECK_EQ_U64(wt_grid_weight(2003, 1240, 1000), 1);
+  CHECK_EQ_U64(wt_grid_weight(5500, 2003, 1000), 3);
+  CHECK_EQ_U64(wt_grid_weight(2003, 2001, 1000), 1); /* same period: still one */
+  CHECK_EQ_U64(wt_grid_weight(1e12, 0, 1000), UINT16_MAX);
+}
+
 int main(int argc, char **argv) {
   if (!wt_test_make_tmpdir(tmpdir, sizeof tmpdir, "grid")) return 1;
   static const wt_test tests[] = {
+      WT_TEST_ENTRY(the_grid_should_count_missed_points_lateness_and_weights),
       WT_TEST_ENTRY(sessions_started_together_should_share_every_sample_timestamp),
       WT_TEST_ENTRY(a_session_started_later_should_tick_with_the_running_ones),
       WT_TEST_ENTRY(every_grid_point_of_a_session_should_be_sampled_or_counted_missed),

@@ -62,7 +62,8 @@ typedef enum wt_session_state {
 /* Returns "starting", "running", "stopping", "stopped" or "failed". */
 const char *wt_session_state_str(wt_session_state state);
 
-/* Counters of one session. samples_taken == samples_written + samples_dropped
+/* Counters of one session (listed, with their JS and trace names, in
+ * native/src/stats_list.h). samples_taken == samples_written + samples_dropped
  * once the session is stopped. Byte counts are what reached the output file. */
 typedef struct wt_session_stats {
   uint64_t samples_taken;         /* per-thread samples the sampler recorded */
