@@ -34,7 +34,10 @@
 //    once more; onRuntimeInitialized runs after the constructors, which
 //    read $wasmtraceStartQueue, and before main()), and that library
 //    symbols are in scope of a --post-js file (wasmtraceStartQueue,
-//    wasmtraceServerConfig, wasmtraceWellFormed, wasmtraceLimits).
+//    wasmtraceServerConfig, wasmtraceWellFormed, wasmtraceLimits, and
+//    wasmtraceMessageOf, which js/wasmtrace_post.js uses too: it is in the
+//    output as a dependency of wt_js_read_config, which the startup
+//    constructor always imports).
 //    3.1.6 and 3.1.69 tested (tests/browser/serve.test.mjs).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);

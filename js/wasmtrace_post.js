@@ -44,16 +44,9 @@
   }
 
   // A message of an exception, whatever was thrown (its message may be a
-  // throwing getter), on one short line.
-  function messageOf(e) {
-    var m;
-    try {
-      m = e && typeof e.message === 'string' ? e.message : String(e);
-    } catch (ignored) {
-      m = 'an exception whose message cannot be read';
-    }
-    return m.length > 200 ? m.slice(0, 200) + '...' : m;
-  }
+  // throwing getter), on one short line: the library's, one for all the
+  // page-side files (library symbols are in scope of a --post-js file).
+  var messageOf = wasmtraceMessageOf;
 
   // The runtime's end, noticed through Emscripten's hooks (with the reason)
   // or its flags (when the app replaced the hooks after this file ran).

@@ -32,16 +32,7 @@
   var streamed = {}; // id -> {s, last}: sessions a tool streams
   var streamedIds = {}; // ids ever streamed (the `stream` field of a session record)
   var queue = typeof wasmtraceStartQueue !== 'undefined' ? wasmtraceStartQueue : { entries: [], closed: true };
-
-  function messageOf(e) {
-    var m;
-    try {
-      m = e && typeof e.message === 'string' ? e.message : String(e);
-    } catch (ignored) {
-      m = 'an exception whose message cannot be read';
-    }
-    return m.length > 200 ? m.slice(0, 200) + '...' : m;
-  }
+  var messageOf = wasmtraceMessageOf; // js/wasmtrace_library.js
 
   function dead() {
     try {
