@@ -18,6 +18,7 @@
 static _Atomic uint64_t refusals;
 static _Atomic long fail_after = -1; /* successes left before the seam refuses; -1: off */
 static _Thread_local size_t credit, credit_max;
+static _Thread_local int credit_is_open;
 
 static int seam_allows(void) {
   long n = atomic_load_explicit(&fail_after, memory_order_relaxed);
@@ -45,7 +46,7 @@ static int grant(size_t n) {
   if (seam_allows() && heap_allows(n)) return 1;
   /* The credit stands for memory this thread freed inside the heap; if
    * app threads have taken it since, malloc's free bytes say so. */
-  if (n <= SIZE_MAX - CHUNK_OVERHEAD && credit >= n + CHUNK_OVERHEAD &&
+  if (credit_is_open && n <= SIZE_MAX - CHUNK_OVERHEAD && credit >= n + CHUNK_OVERHEAD &&
       wt_platform_malloc_free_bytes() >= n + CHUNK_OVERHEAD) {
     credit -= n + CHUNK_OVERHEAD;
     return 2;
@@ -125,6 +126,8 @@ void wt_mem_credit_add(size_t bytes) {
 void wt_mem_credit_clear(void) { credit = credit_max = 0; }
 
 size_t wt_mem_credit(void) { return credit; }
+
+void wt_mem_credit_open(int open) { credit_is_open = open; }
 
 void wt_mem_fail_after_for_testing(long n) {
   atomic_store_explicit(&refusals, 0, memory_order_relaxed);

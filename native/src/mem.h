@@ -17,7 +17,11 @@
  * growing the heap). Frees on that thread give credit back, up to what was
  * added. The credit is thread-local (the worker's) and cleared with
  * wt_mem_credit_clear once no session is finishing, so that it never
- * outlives the memory it stands for.
+ * outlives the memory it stands for. It is spent only while it is open
+ * (wt_mem_credit_open): the worker opens it around encoding alone, so that
+ * the sampling side (ring, call-tree and snapshot growth, which may run
+ * between a release and the final step) cannot eat what the final step
+ * needs.
  *
  * Thread-safe; the counters are relaxed atomics. */
 #ifndef WT_MEM_H
@@ -48,6 +52,9 @@ size_t wt_mem_available(void);
 /* Calling thread's reserve credit (see above). */
 void wt_mem_credit_add(size_t bytes);
 void wt_mem_credit_clear(void);
+/* Opens (1) or closes (0) the calling thread's credit for spending; closed
+ * at first. Frees give credit back either way. */
+void wt_mem_credit_open(int open);
 size_t wt_mem_credit(void);
 
 /* Test seam: after `n` more successful allocations, every allocation is

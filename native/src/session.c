@@ -62,15 +62,20 @@ static void settle_reserve(wt_session *s) {
 }
 
 /* An allocation of the session was refused (`n` of them): counted; the
- * first one while it records stops it early, and its reserve is released
- * so that it can finish. Worker only. */
+ * first one while it records stops it early. While it records, the
+ * reserve stays taken: it is released once the session finishes (a
+ * refusal while it stops, the output queue's hook below, the final step),
+ * so that as little as can be of the app's allocations comes between its
+ * release and its use (a fresh-clone run under load, Emscripten 3.1.69,
+ * once failed its final step "out of memory" when the reserve was
+ * released at a refusal while recording, long before the final step).
+ * Worker only. */
 void wt_session_note_no_memory(wt_session *s, uint64_t n) {
   atomic_fetch_add_explicit(&s->alloc_refused, n, memory_order_relaxed);
   int st = atomic_load_explicit(&s->state, memory_order_acquire);
   if (st == WT_SESSION_STOPPING) wt_session_release_reserve(s); /* finishing: counted, not "stopped early" */
   if (st != WT_SESSION_RUNNING) return; /* before it starts, prealloc says it */
   if (atomic_exchange_explicit(&s->oom_stop, 1, memory_order_relaxed)) return;
-  wt_session_release_reserve(s);
   atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
   /* Said on the main thread once the file is complete (wt_session_log_end):
    * a console line from a worker may be lost, or (Node, Emscripten 3.1.69)
@@ -87,12 +92,14 @@ void wt_session_log_end(const wt_session *s) {
   wt_platform_log_error(line);
 }
 
-/* The output queue could not have a block: stop early, then wait for the
- * main thread to give one back while the session lives. */
+/* The output queue could not have a block (on the worker, while it
+ * encodes): stop early and release the reserve for the block, then wait
+ * for the main thread to give one back while the session lives. */
 static int out_no_memory(void *owner, int waited) {
   wt_session *s = owner;
   if (!waited) {
     wt_session_note_no_memory(s, 1);
+    wt_session_release_reserve(s);
     return 1;
   }
   return waited < NO_MEMORY_WAIT_STEPS &&

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "mem.h"
 #include "platform.h"
 #include "session.h"
 #include "symbols.h"
@@ -310,11 +311,14 @@ size_t wt_session_encode_ready(wt_session *s, size_t max_batch) {
 }
 
 int wt_session_encode(wt_session *s, double now, size_t quota, int final) {
-  /* The step applies its tally and closes the sink after the final one. */
+  /* The step applies its tally and closes the sink after the final one.
+   * Released reserves are spent here alone (mem.h). */
+  wt_mem_credit_open(1);
   wt_status rc = wt_session_encode_step(s, quota, final);
   s->enc.last_encode_us = now;
   s->enc.encode_us += wt_platform_now_us() - now;
   if (rc == WT_OK && !final) rc = wt_session_flush_point(s, now);
+  wt_mem_credit_open(0);
   if (rc != WT_OK) {
     wt_session_fail(s, "encoding failed: %s", wt_status_str(rc));
     return 0;

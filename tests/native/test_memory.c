@@ -227,7 +227,9 @@ WT_TEST(gzip_state_should_fit_the_bytes_a_session_counts_for_it) {
   wt_mem_free(reserve);
   wt_mem_fail_after_for_testing(0);
   wt_mem_credit_add(WT_GZIP_STATE_BYTES);
+  wt_mem_credit_open(1);
   wt_status st = wt_gzip_sink_init(&gz, &inner.base, 6);
+  wt_mem_credit_open(0);
   wt_mem_credit_clear();
   wt_mem_fail_after_for_testing(-1);
   CHECK_EQ_INT(st, WT_OK);
@@ -249,8 +251,11 @@ WT_TEST(refused_allocations_should_be_counted_and_leave_blocks_alone) {
   CHECK(wt_mem_calloc(SIZE_MAX / 2, 4) == NULL);
   CHECK_EQ_U64(wt_mem_refusals(), 5);
   CHECK_EQ_STR(p, "kept");
-  /* The credit grants what it covers, then refuses again. */
+  /* A closed credit grants nothing (the sampling side allocates with it
+   * closed); open, it grants what it covers, then refuses again. */
   wt_mem_credit_add(100);
+  CHECK(wt_mem_alloc(50) == NULL);
+  wt_mem_credit_open(1);
   char *q = wt_mem_alloc(50);
   CHECK(q != NULL);
   CHECK(wt_mem_alloc(50) == NULL);
@@ -258,6 +263,7 @@ WT_TEST(refused_allocations_should_be_counted_and_leave_blocks_alone) {
   q = wt_mem_alloc(50);
   CHECK(q != NULL);
   wt_mem_free(q);
+  wt_mem_credit_open(0);
   wt_mem_credit_clear();
   wt_mem_fail_after_for_testing(-1);
   wt_mem_free(p);
