@@ -155,6 +155,15 @@ export interface WasmtraceApi {
    */
   getStartupSessions(): WasmtraceSession[];
   /**
+   * Marks a moment of the app's startup (e.g. `mark('ready')`) in the startup
+   * timeline that sessions started before main() write, on the samples'
+   * clock (the same as `wt_mark()` in C). Callable at any time, before the
+   * runtime is up too. Returns false where no timeline is recorded (not a
+   * page's main thread, e.g. Node); throws a TypeError unless `name` is a
+   * string of 1 to 95 characters.
+   */
+  mark(name: string): boolean;
+  /**
    * Starts a session now. `config` is one session object of the blob, or its
    * JSON text (at most 1 MiB of UTF-8; lone surrogates become U+FFFD); `{}`
    * gives a session with every default. Whatever the value (null, a number,

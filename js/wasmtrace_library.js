@@ -609,6 +609,7 @@ var wasmtraceLibrary = {
     // Adds one worker at the end of the pool (the next pthread_create takes
     // it) and loads it; onLoaded (may be null) runs once it is loaded.
     addWorker: function (onLoaded) {
+      if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
       PThread.allocateUnusedWorker();
       wasmtracePool.load(PThread.unusedWorkers[PThread.unusedWorkers.length - 1], onLoaded);
     },
@@ -634,6 +635,7 @@ var wasmtraceLibrary = {
         if (!wasmtracePool.usable() || !wasmtracePool.configPresent()) return;
         addRunDependency('wasmtrace-worker');
         waiting = true;
+        if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
         PThread.allocateUnusedWorker();
         var worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
         wasmtracePool.reserved = true;
@@ -655,6 +657,28 @@ var wasmtraceLibrary = {
           (e && e.message) + '); the wasmtrace worker takes a pool worker');
       }
     },
+  },
+
+  // The startup timeline (js/wasmtrace_pre.js, native/src/phases.h): called
+  // by the startup constructor once the module is up, on the main thread;
+  // from then on each phase goes to C as it comes (no heap: the name goes
+  // through a static buffer of its own). Nothing to do in a worker, in
+  // Node, or in an app linked without the pre-js.
+  wt_js_startup_attach__deps: ['$wasmtraceWellFormed'].concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
+  wt_js_startup_attach: function (constructorsUs) {
+    try {
+      if (typeof wasmtraceStartup === 'undefined' || !wasmtraceStartup) return;
+      var add = Module['_wt_js_phase'], buffer = Module['_wt_js_phase_name'];
+      var capacity = Module['_wt_js_phase_name_capacity'];
+      if (!add || !buffer || !capacity) return;
+      var ptr = buffer(), cap = capacity();
+      wasmtraceStartup.attach(function (kind, name, beginUs, endUs, bytes) {
+        stringToUTF8(wasmtraceWellFormed(name), ptr, cap);
+        add(kind, ptr, beginUs, endUs, bytes);
+      }, constructorsUs / 1000);
+    } catch (e) {
+      // Never in the way of the app's start: no timeline.
+    }
   },
 
   // Called by wt_runtime_init just before it creates the wasmtrace worker.

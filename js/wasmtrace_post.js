@@ -14,6 +14,10 @@
 // js/wasmtrace_library.js.
 (function () {
   if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
+  // The startup timeline (js/wasmtrace_pre.js): the app script's
+  // evaluation ends here (this file is the last part of it).
+  var timeline = typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup ? wasmtraceStartup : null;
+  if (timeline) timeline.scriptEvaluated();
 
   var STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'];
   // session.stats()'s keys: native/src/stats_list.h lists them, in this order
@@ -122,8 +126,22 @@
         // Never in the way of the app's start.
       }
     }
-    if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
+    try {
+      if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
+    } finally {
+      // Emscripten calls main() next (3.1.6, 3.1.69); postRun once it returns.
+      if (timeline) timeline.mainStarts();
+    }
   };
+  if (timeline) {
+    try {
+      var post = Module['postRun'];
+      post = typeof post === 'function' ? [post] : Array.isArray(post) ? post : [];
+      Module['postRun'] = post.concat([function () { timeline.mainReturned(); }]);
+    } catch (e) {
+      // No "main()" span: its start is still in the timeline.
+    }
+  }
 
   function ready() {
     if (!runtimeInitialized && !dead()) {
@@ -477,6 +495,21 @@
     // aborted: <reason>", "... exited with status <n>").
     get aborted() {
       return dead();
+    },
+    // Marks a moment of the app's startup (e.g. mark('ready')) in the
+    // startup timeline, on the samples' clock: an instant of the "Startup"
+    // track (chrome), a marker (firefox), the stats record's "startup"
+    // list (all formats). Callable before the runtime is up (kept until
+    // then). Returns true, or false where no timeline is recorded (not a
+    // page's main thread).
+    mark: function (name) {
+      if (typeof name !== 'string' || name.length === 0 || name.length > 95) {
+        throw new TypeError('wasmtrace.mark(name): name must be a string of 1 to 95 characters, not ' +
+          (typeof name === 'string' ? 'one of ' + name.length : typeof name));
+      }
+      if (!timeline) return false;
+      timeline.mark(name);
+      return true;
     },
     // The sessions started from the config blob before main() (including
     // failed ones, with their error).

@@ -50,3 +50,266 @@ var wasmtraceCompiledModule = Module['wasmModule'] || null;
     }
   }
 })();
+
+// ---- The startup timeline (page main thread only) ------------------------
+// What happened from navigation to main() and the app's "ready", on the
+// samples' clock (performance.now() of the page, in microseconds), handed
+// to C (native/src/phases.h) once the module is up (wt_js_startup_attach
+// in js/wasmtrace_library.js); until then kept here. This is the only
+// wasmtrace code that runs before the module is fetched and compiled, so
+// it observes, and never waits or fetches:
+//  - the document and the app's resources: Navigation and Resource Timing
+//    (a PerformanceObserver, buffered: the entries from before this script
+//    ran are delivered too), each span copied exactly from its entry;
+//  - wasm compile and instantiate: WebAssembly.instantiateStreaming,
+//    instantiate, compileStreaming and compile are timed through Proxies
+//    (which keep their name, length and behaviour) until the module is up,
+//    then put back;
+//  - the pthread pool: the Worker constructor is timed through a Proxy
+//    (new.target, instanceof and subclassing unchanged) for the page's
+//    life, so that workers created later by pthread_create are seen too;
+//    a worker is ready when it posts Emscripten's {cmd: 'loaded'} (3.1.6,
+//    3.1.69), seen by a listener beside Emscripten's own onmessage;
+//  - run dependencies: Emscripten's addRunDependency/removeRunDependency
+//    (documented; function declarations in the same scope as this file in
+//    3.1.6 and 3.1.69) are wrapped, so each gets a span with its id;
+//  - preRun (a callback at each end of Module.preRun), the constructors
+//    (from wasmtrace's startup constructor, which attaches this recorder,
+//    to main()), main() (js/wasmtrace_post.js tells when it starts and
+//    returns) and the app's own marks (Module.wasmtrace.mark(name)).
+// What a browser does not give (no PerformanceObserver, a cross-origin
+// resource without Timing-Allow-Origin, an entry whose times are out of
+// order) becomes a note in the timeline, saying so.
+var wasmtraceStartup = (function () {
+  if (typeof window === 'undefined' || typeof document === 'undefined' || typeof performance === 'undefined' ||
+      typeof performance.now !== 'function') {
+    return null; // a worker or Node: the page's main thread records the timeline
+  }
+  var SPAN = 1, INSTANT = 2, NOTE = 3;
+  var MAX_PENDING = 512, MAX_RESOURCES = 64, MAX_DEPS = 64;
+  var pending = [];
+  var sink = null;
+  var counts = { resources: 0, deps: 0, workers: 0 };
+  var scriptStart = performance.now();
+  var scriptName = 'the app script';
+  try {
+    var src = document.currentScript && document.currentScript.src;
+    if (src) scriptName = baseName(src);
+  } catch (e) { /* keep the generic name */ }
+
+  function now() { return performance.now(); }
+  function baseName(url) {
+    var path = String(url).split(/[?#]/)[0];
+    var at = path.lastIndexOf('/');
+    return path.slice(at + 1) || path;
+  }
+  function add(kind, name, beginMs, endMs, bytes) {
+    var p = [kind, String(name).slice(0, 200), beginMs * 1000, endMs * 1000,
+      typeof bytes === 'number' && bytes >= 0 ? bytes : -1];
+    if (sink) sink(p);
+    else if (pending.length < MAX_PENDING) pending.push(p);
+  }
+  function note(text) { add(NOTE, text, now(), now()); }
+
+  // The document and the app's resources.
+  var navigationSeen = false, parseSeen = false;
+  function onNavigation(e) {
+    if (!navigationSeen && e.responseEnd > 0) { // once (an observer may see the entry twice)
+      navigationSeen = true;
+      add(SPAN, 'request document', e.startTime, e.responseEnd, e.transferSize);
+    }
+    if (!parseSeen && e.domInteractive > e.responseEnd && e.responseEnd > 0) {
+      parseSeen = true;
+      add(SPAN, 'parse document', e.responseEnd, e.domInteractive);
+    }
+  }
+  // domInteractive is set once parsing ends, after this script: read the
+  // entry again then (the observer delivers it only once, often earlier).
+  function readNavigation() {
+    try {
+      var entries = performance.getEntriesByType && performance.getEntriesByType('navigation');
+      if (entries && entries[0]) onNavigation(entries[0]);
+    } catch (e) { /* never in the way */ }
+  }
+  try {
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', readNavigation);
+    else readNavigation();
+  } catch (e) { /* not recorded */ }
+  var APP_RESOURCE = /\.(m?js|wasm|data|mem)$/i;
+  var outOfOrder = {};
+  function onResource(e) {
+    var name = baseName(e.name);
+    if (!APP_RESOURCE.test(name)) return;
+    if (++counts.resources > MAX_RESOURCES) {
+      if (counts.resources === MAX_RESOURCES + 1) note('more than ' + MAX_RESOURCES + ' resources: the rest are left out');
+      return;
+    }
+    if (!(e.responseEnd >= e.startTime && e.startTime >= 0)) {
+      // Seen in Chromium for worker scripts: a response end before the
+      // start. Said once per name.
+      if (!outOfOrder[name]) {
+        outOfOrder[name] = true;
+        note('fetch ' + name + ': Resource Timing out of order (start ' + e.startTime.toFixed(1) +
+          ' > response end ' + e.responseEnd.toFixed(1) + ' ms); such entries left out');
+      }
+      return;
+    }
+    var detail = e.requestStart > 0 || e.transferSize > 0 || e.decodedBodySize > 0;
+    add(SPAN, 'fetch ' + name, e.startTime, e.responseEnd, detail ? e.transferSize : -1);
+    if (!detail) {
+      note('fetch ' + name + ': no size or request detail (cross-origin without Timing-Allow-Origin?)');
+    }
+  }
+  try {
+    if (typeof PerformanceObserver === 'function') {
+      new PerformanceObserver(function (list) {
+        try { list.getEntries().forEach(onNavigation); } catch (e) { /* never in the way */ }
+      }).observe({ type: 'navigation', buffered: true });
+      new PerformanceObserver(function (list) {
+        try { list.getEntries().forEach(onResource); } catch (e) { /* never in the way */ }
+      }).observe({ type: 'resource', buffered: true });
+    } else {
+      note('no PerformanceObserver in this browser: the document and resource phases are not recorded');
+    }
+  } catch (e) {
+    note('Navigation/Resource Timing could not be observed: ' + (e && e.message));
+  }
+
+  // wasm compile and instantiate, until the module is up.
+  var restore = [];
+  function timeCalls(obj, key, label) {
+    var original = obj[key];
+    if (typeof original !== 'function' || typeof Proxy !== 'function') return;
+    obj[key] = new Proxy(original, {
+      apply: function (target, self, args) {
+        var begin = now();
+        var result = Reflect.apply(target, self, args);
+        try {
+          var what = label;
+          if (key === 'instantiate' && args[0] instanceof WebAssembly.Module) what = 'instantiate';
+          if (result && typeof result.then === 'function') {
+            result.then(function () { add(SPAN, what, begin, now()); }, function () {});
+          }
+        } catch (e) { /* never in the way */ }
+        return result;
+      },
+    });
+    restore.push(function () { if (obj[key] !== original) obj[key] = original; });
+  }
+  try {
+    if (typeof WebAssembly === 'object') {
+      timeCalls(WebAssembly, 'instantiateStreaming', 'compile + instantiate (streaming)');
+      timeCalls(WebAssembly, 'instantiate', 'compile + instantiate');
+      timeCalls(WebAssembly, 'compileStreaming', 'compile (streaming)');
+      timeCalls(WebAssembly, 'compile', 'compile');
+    }
+  } catch (e) { /* not timed */ }
+
+  // The pthread pool's workers, and later ones. The library names the one
+  // it adds for wasmtrace itself (nameNextWorker).
+  var nextWorkerLabel = null;
+  try {
+    if (typeof Worker === 'function' && typeof Proxy === 'function') {
+      window.Worker = new Proxy(window.Worker, {
+        construct: function (target, args, newTarget) {
+          var worker = Reflect.construct(target, args, newTarget);
+          try {
+            var label = nextWorkerLabel || 'worker ' + (++counts.workers);
+            nextWorkerLabel = null;
+            var created = now();
+            var onMessage = function (e) {
+              if (!e.data || e.data.cmd !== 'loaded') return;
+              worker.removeEventListener('message', onMessage);
+              var t = now();
+              add(SPAN, label + ' load', created, t);
+              add(INSTANT, label + ' ready', t, t);
+            };
+            worker.addEventListener('message', onMessage);
+          } catch (e) { /* not timed */ }
+          return worker;
+        },
+      });
+    }
+  } catch (e) { /* not timed */ }
+
+  // Run dependencies (see above), by id; the same id may come back.
+  // depsDone: when the last one in flight ended (the runtime starts then).
+  var depBegin = {}, depsDone = -1;
+  try {
+    if (typeof addRunDependency === 'function' && typeof removeRunDependency === 'function') {
+      var origAdd = addRunDependency, origRemove = removeRunDependency;
+      addRunDependency = function (id) {
+        try { if (!(id in depBegin)) depBegin[id] = now(); } catch (e) { /* not timed */ }
+        return origAdd.apply(this, arguments);
+      };
+      removeRunDependency = function (id) {
+        try {
+          if (id in depBegin) {
+            var begin = depBegin[id];
+            delete depBegin[id];
+            if (Object.keys(depBegin).length === 0) depsDone = now();
+            if (++counts.deps <= MAX_DEPS) add(SPAN, 'run dependency: ' + id, begin, now());
+            else if (counts.deps === MAX_DEPS + 1) note('more than ' + MAX_DEPS + ' run dependencies: the rest are left out');
+          }
+        } catch (e) { /* not timed */ }
+        return origRemove.apply(this, arguments);
+      };
+    }
+  } catch (e) { /* not timed */ }
+
+  // preRun: one callback at each end of Module.preRun.
+  var preRunTimes = [];
+  function preRunMark() {
+    preRunTimes.push(now());
+    if (preRunTimes.length === 2) {
+      add(SPAN, 'preRun', Math.min(preRunTimes[0], preRunTimes[1]), Math.max(preRunTimes[0], preRunTimes[1]));
+    }
+  }
+  try {
+    if (typeof Module === 'object' && Module) {
+      var pre = Module['preRun'];
+      pre = typeof pre === 'function' ? [pre] : Array.isArray(pre) ? pre : [];
+      Module['preRun'] = [preRunMark].concat(pre, [preRunMark]);
+    }
+  } catch (e) { /* not timed */ }
+
+  var mainStart = -1, constructorsStart = -1, scriptEnd = -1;
+  return {
+    // The module is up (wasmtrace's startup constructor): every phase kept
+    // so far goes to C through `to`, and every later one as it comes.
+    // constructorsMs: when wasmtrace's startup constructor began (the
+    // first constructor of the app's; Emscripten's own run before it).
+    attach: function (to, constructorsMs) {
+      if (sink) return;
+      sink = function (p) {
+        try { to(p[0], p[1], p[2], p[3], p[4]); } catch (e) { /* dropped */ }
+      };
+      restore.forEach(function (f) { try { f(); } catch (e) { /* left */ } });
+      constructorsStart = typeof constructorsMs === 'number' && isFinite(constructorsMs) ? constructorsMs : now();
+      // From the last of preRun and the run dependencies to the
+      // constructors: Emscripten's runtime init (its own constructors, the
+      // file system, the main thread's TLS).
+      var ready = Math.max(depsDone, preRunTimes.length ? Math.max.apply(null, preRunTimes) : -1);
+      if (ready >= 0 && ready < constructorsStart) add(SPAN, 'runtime init', ready, constructorsStart);
+      add(SPAN, 'evaluate ' + scriptName, scriptStart, scriptEnd >= 0 ? scriptEnd : scriptStart);
+      var kept = pending;
+      pending = [];
+      kept.forEach(sink);
+    },
+    // The end of the app script's evaluation (js/wasmtrace_post.js).
+    scriptEvaluated: function () { if (scriptEnd < 0) scriptEnd = now(); },
+    mainStarts: function () {
+      if (mainStart >= 0) return;
+      mainStart = now();
+      if (constructorsStart >= 0) add(SPAN, 'constructors', constructorsStart, mainStart);
+      add(INSTANT, 'main() starts', mainStart, mainStart);
+    },
+    mainReturned: function () {
+      if (mainStart >= 0) add(SPAN, 'main()', mainStart, now());
+    },
+    mark: function (name) { var t = now(); add(INSTANT, name, t, t); },
+    // The next Worker created is not one of the app's pool (its phases get
+    // this label instead of "worker N").
+    nameNextWorker: function (label) { nextWorkerLabel = String(label); },
+  };
+})();

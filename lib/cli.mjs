@@ -6,6 +6,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
+import { startupSummary } from './startup.mjs';
 import { serve } from './serve.mjs';
 import { BROWSERS, launch } from './browser.mjs';
 import {
@@ -225,6 +226,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   const wrap = wrapNote(p);
   if (wrap) lines.push(`  ${wrap}`);
+  const startup = startupSummary(p?.startup);
+  if (startup) lines.push(`  startup: ${printable(startup)}`);
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;

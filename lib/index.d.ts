@@ -52,7 +52,30 @@ export interface Profile {
   /** Drop counts and totals the trace states (chrome: wasmtrace_stats; folded: the record's "stats"), or null. */
   stats: Record<string, any> | null;
   threads: ProfileThread[];
+  /** The startup timeline the trace carries (sessions started before main()), or null. */
+  startup: StartupTimeline | null;
 }
+
+/** One phase of the startup timeline, in microseconds since the page's navigation start. */
+export interface StartupPhase {
+  /** What it is: "fetch app.wasm", "compile + instantiate (streaming)", "worker 1 load", "main()", a mark's name... */
+  name: string;
+  /** A span, an instant (begin === end), or a note saying what could not be recorded (name is the sentence). */
+  kind: 'span' | 'instant' | 'note';
+  begin: number;
+  end: number;
+  /** Bytes transferred (resources), or null. */
+  bytes: number | null;
+}
+
+/** The startup timeline: phases in begin order, and how many were refused or left out. */
+export interface StartupTimeline {
+  phases: StartupPhase[];
+  dropped: number;
+}
+
+/** The startup timeline of a stats record, or null (lib/profile.mjs). */
+export function startupOf(stats: Record<string, any> | null | undefined): StartupTimeline | null;
 
 /**
  * Why a trace file cannot be read: one line naming the problem (the field,

@@ -3,6 +3,7 @@
 // interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
+import { startupSummary, startupSvg, startupWaterfall } from './startup.mjs';
 import { textOf } from './trace.mjs';
 
 const FLAMEGRAPH_JS = new URL('./flamegraph.js', import.meta.url);
@@ -94,6 +95,10 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   if (drops) out.push(drops);
   const wrap = wrapNote(profile);
   if (wrap) out.push(wrap);
+  if (profile.startup && !only) {
+    out.push('', `startup: ${startupSummary(profile.startup)}`);
+    out.push(...startupWaterfall(profile.startup, { printable }));
+  }
   if (only && !threads.length) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }
@@ -216,10 +221,18 @@ export function htmlReport(profile, options = {}) {
   table.functions th:last-child, table.functions td:last-child { text-align: left; white-space: normal; font-family: ui-monospace, monospace; }
   #tooltip { position: fixed; pointer-events: none; background: #222; color: #fff; padding: 6px 8px; border-radius: 4px; font-size: 12px; max-width: 40em; display: none; z-index: 3; white-space: pre-line; }
   .empty { color: var(--muted); font-style: italic; }
+  section#startup { margin: 14px 0 8px; overflow-x: auto; }
+  svg.startup { display: block; margin-top: 6px; font: 12px system-ui, sans-serif; }
+  svg.startup g.phase:hover rect, svg.startup g.phase:hover path { stroke: #000; stroke-width: 1; }
 </style>
 </head>
 <body>
 <h1>${escapeHtml(data.title)}</h1>
+${profile.startup ? `<section id="startup"><h2>Startup, from navigation start</h2>
+<p class="meta">${escapeHtml(startupSummary(profile.startup))}</p>
+${startupSvg(profile.startup)}
+${profile.startup.phases.filter((p) => p.kind === 'note').map((p) => `<p class="meta">note: ${escapeHtml(p.name)}</p>`).join('\n')}
+</section>` : ''}
 <div id="report" aria-live="polite"></div>
 <div id="tooltip" role="tooltip"></div>
 <script type="application/json" id="wasmtrace-data">${json}</script>

@@ -257,7 +257,8 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
         if (!isNum(deltas[i])) throw new TraceError(`${where}: timeDeltas[${i}] is not a number`);
         t.timeDeltas.push(deltas[i]);
       }
-    } else if (e.ph === 'X' && e.cat !== 'wasmtrace') {
+    } else if (e.ph === 'X' && e.cat !== 'wasmtrace' && e.cat !== 'startup') {
+      // (the startup timeline's tracks are read from the stats record: startupOf in profile.mjs)
       if (typeof e.name === 'string' && isNum(e.ts) && isNum(e.dur)) {
         budget.charge(96, 'its scopes');
         thread(e.tid).scopes.push({ name: e.name, ts: e.ts, dur: e.dur, cat: typeof e.cat === 'string' ? e.cat : '' });

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "json.h"
+#include "phases.h"
 #include "registry.h"
 #include "ring.h"
 
@@ -96,6 +97,7 @@ typedef struct wt_stats_rec {
 typedef struct wt_encode_view {
   const wt_session_config *config;
   double start_us, stop_us;  /* stop_us: 0 until the session stops */
+  int before_main;           /* started before main(): it writes the whole startup timeline */
   int final;                 /* the last step: write the end of the file */
   /* The call tree: node id n is nodes[n - 1], 1 <= n <= node_count.
    * node_cap: the table's capacity (node_count <= node_cap); what an
@@ -185,7 +187,25 @@ const uint32_t *wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_roo
 void wt_encode_write_session(const wt_encode_view *v, wt_json *j);
 
 /* Writes the stats record as JSON object members (no braces): the
- * counters of v->stats plus this step's batch and tally so far. */
+ * counters of v->stats plus this step's batch and tally so far; on the
+ * final step also "startup" (wt_encode_write_phases) when there is any. */
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j);
+
+/* The startup timeline (phases.h) a session writes, on its final step: a
+ * session started before main() every phase that begins before it
+ * stopped, a later one those that begin while it recorded. order[] gets
+ * their table indices in begin order (ties: the longer first), lane[] a
+ * lane each (< WT_PHASE_LANES) in which no two spans overlap, so that a
+ * viewer can draw each lane as a track; *nlanes the lanes used. Returns
+ * how many. */
+#define WT_PHASE_LANES 16
+size_t wt_encode_phases(const wt_encode_view *v, uint16_t order[WT_PHASES_MAX], uint8_t lane[WT_PHASES_MAX],
+                        int *nlanes);
+
+/* Writes "startup":{"phases":[{"name","kind","beginUs","endUs","bytes"}...],
+ * "dropped":N} as one JSON object member (no leading comma), in begin
+ * order; kind is "span", "instant" or "note"; bytes only where known. The
+ * machine-readable form every format carries in its stats record. */
+void wt_encode_write_phases(const wt_encode_view *v, wt_json *j);
 
 #endif

@@ -220,8 +220,60 @@ static void write_chunk(ch_writer *w, uint16_t slot, const uint32_t *idx, size_t
   wt_json_lit(j, "]}}}");
 }
 
+/* The startup timeline (phases.h) on tracks of its own, "Startup",
+ * "Startup 2", ... above the app's threads: spans as X events of category
+ * "startup" (lanes keep them from overlapping, which DevTools would not
+ * draw), instants as I events, notes as I events named "note" with the
+ * sentence in args.text. Their tids are far above any thread's. */
+#define PHASE_TID_BASE 100000u
+static void write_phases(ch_writer *w) {
+  wt_json *j = w->j;
+  uint16_t order[WT_PHASES_MAX];
+  uint8_t lane[WT_PHASES_MAX];
+  int nlanes = 0;
+  size_t n = wt_encode_phases(w->v, order, lane, &nlanes);
+  for (int l = 0; l < nlanes; l++) {
+    char name[32], sort[32];
+    snprintf(name, sizeof name, l ? "Startup %d" : "Startup", l + 1);
+    metadata_start(w, "thread_name", PHASE_TID_BASE + (unsigned)l);
+    wt_json_lit(j, "\"name\":");
+    wt_json_string(j, name);
+    wt_json_lit(j, "}}");
+    metadata_start(w, "thread_sort_index", PHASE_TID_BASE + (unsigned)l);
+    snprintf(sort, sizeof sort, "\"sort_index\":%d}}", l - 100);
+    wt_json_lit(j, sort);
+  }
+  for (size_t k = 0; k < n; k++) {
+    wt_phase p;
+    if (!wt_phase_get(order[k], &p)) continue;
+    event_start(w);
+    wt_json_lit(j, p.kind == WT_PHASE_SPAN ? "{\"ph\":\"X\",\"cat\":\"startup\",\"name\":"
+                                           : "{\"ph\":\"I\",\"s\":\"t\",\"cat\":\"startup\",\"name\":");
+    wt_json_string(j, p.kind == WT_PHASE_NOTE ? "note" : p.name);
+    wt_json_lit(j, ",\"pid\":1,\"tid\":");
+    wt_json_u64(j, PHASE_TID_BASE + lane[k]);
+    wt_json_lit(j, ",\"ts\":");
+    wt_json_double3(j, p.begin_us);
+    if (p.kind == WT_PHASE_SPAN) {
+      wt_json_lit(j, ",\"dur\":");
+      wt_json_double3(j, p.end_us - p.begin_us);
+    }
+    if (p.kind == WT_PHASE_NOTE) {
+      wt_json_lit(j, ",\"args\":{\"text\":");
+      wt_json_string(j, p.name);
+      wt_json_lit(j, "}");
+    } else if (p.bytes >= 0) {
+      wt_json_lit(j, ",\"args\":{\"bytes\":");
+      wt_json_u64(j, (uint64_t)p.bytes);
+      wt_json_lit(j, "}");
+    }
+    wt_json_lit(j, "}");
+  }
+}
+
 static void write_footer(ch_writer *w) {
   wt_json *j = w->j;
+  write_phases(w);
   for (uint32_t slot = 0; slot < w->v->nthreads; slot++) {
     const wt_session_thread *st = &w->v->threads[slot];
     const ch_thread *ct = &w->c->threads[slot];

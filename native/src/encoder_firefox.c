@@ -212,6 +212,13 @@ typedef struct ff_writer {
   wt_u32map func_of;  /* func index + 1 by name string index (per thread) */
   uint8_t marker_cat[WT_MAX_CATEGORY_NAMES]; /* wasmtrace category -> profile category, 0: unused */
   uint32_t ncats;
+  /* The startup timeline (phases.h): markers of the "Startup" category on
+   * the main thread (phase_slot; the first thread written if none is). */
+  uint16_t phase_order[WT_PHASES_MAX];
+  uint8_t phase_lane[WT_PHASES_MAX];
+  size_t nphases;
+  uint32_t phase_cat;
+  int phase_slot;
   int oom;
 } ff_writer;
 
@@ -325,6 +332,8 @@ static void write_markers(ff_writer *w, uint16_t slot) {
   uint32_t n = 0;
   for (uint32_t i = lo; i < hi; i++)
     if (WT_REC_KIND(event_at(f, w->ev_order[i])->kind) != WT_REC_COUNTER) n++;
+  size_t nphases = slot == w->phase_slot ? w->nphases : 0;
+  n += (uint32_t)nphases;
 
   static const char *const cols[] = {"name", "category", "startTime", "endTime", "phase", "data"};
   wt_json_lit(j, "\"markers\":{\"length\":");
@@ -358,6 +367,39 @@ static void write_markers(ff_writer *w, uint16_t slot) {
           wt_json_lit(j, "{\"type\":\"wasmtrace\",\"category\":");
           wt_json_string(j, wt_registry_category_name(r->cat));
           if (unfinished) wt_json_lit(j, ",\"unfinished\":\"still open when the session stopped\"");
+          wt_json_lit(j, "}");
+          break;
+      }
+    }
+    for (size_t k = 0; k < nphases; k++) {
+      wt_phase p;
+      if (!wt_phase_get(w->phase_order[k], &p)) p = (wt_phase){.kind = WT_PHASE_NOTE, .bytes = -1};
+      if (!first) wt_json_lit(j, ",");
+      first = 0;
+      switch (c) {
+        case 0: {
+          uint32_t s = strtab_index(&w->strings, p.kind == WT_PHASE_NOTE ? "note" : p.name);
+          if (s == NO_INDEX) w->oom = 1;
+          wt_json_u64(j, s);
+          break;
+        }
+        case 1: wt_json_u64(j, w->phase_cat); break;
+        case 2: write_ms(w, p.begin_us); break;
+        case 3:
+          if (p.kind == WT_PHASE_SPAN) write_ms(w, p.end_us);
+          else wt_json_lit(j, "null");
+          break;
+        case 4: wt_json_u64(j, p.kind == WT_PHASE_SPAN ? PHASE_INTERVAL : PHASE_INSTANT); break;
+        default:
+          wt_json_lit(j, "{\"type\":\"wasmtrace\",\"category\":\"startup\"");
+          if (p.bytes >= 0) {
+            wt_json_lit(j, ",\"bytes\":");
+            wt_json_u64(j, (uint64_t)p.bytes);
+          }
+          if (p.kind == WT_PHASE_NOTE) {
+            wt_json_lit(j, ",\"text\":");
+            wt_json_string(j, p.name);
+          }
           wt_json_lit(j, "}");
           break;
       }
@@ -559,12 +601,18 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
     wt_json_lit(j, "\",\"subcategories\":[\"Other\"]}");
     w->ncats++;
   }
+  if (w->nphases) {
+    w->phase_cat = w->ncats++;
+    wt_json_lit(j, ",{\"name\":\"Startup\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}");
+  }
   wt_json_lit(j, "],\n\"markerSchema\":[{\"name\":\"wasmtrace\",\"display\":[\"marker-chart\","
                  "\"marker-table\",\"timeline-overview\"],\"chartLabel\":\"{marker.name}\","
                  "\"tooltipLabel\":\"{marker.name}\",\"tableLabel\":\"{marker.name}\","
                  "\"description\":\"A wasmtrace scope (interval) or instant marker.\","
                  "\"fields\":[{\"key\":\"category\",\"label\":\"Category\",\"format\":\"string\"},"
-                 "{\"key\":\"unfinished\",\"label\":\"Unfinished\",\"format\":\"string\"}]}],\n");
+                 "{\"key\":\"unfinished\",\"label\":\"Unfinished\",\"format\":\"string\"},"
+                 "{\"key\":\"bytes\",\"label\":\"Bytes transferred\",\"format\":\"bytes\"},"
+                 "{\"key\":\"text\",\"label\":\"Note\",\"format\":\"string\"}]}],\n");
 
   /* The meta comes before the markers and counters it counts: every
    * retained event is written below. */
@@ -605,6 +653,16 @@ static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f,
   w->f = f;
   w->j = j;
   w->ncats = FIXED_CATEGORIES;
+  w->phase_slot = -1;
+  if (v->final) {
+    w->nphases = wt_encode_phases(v, w->phase_order, w->phase_lane, NULL);
+    for (uint32_t slot = 0; slot < v->nthreads && w->nphases; slot++) {
+      if (!v->threads[slot].seen) continue;
+      if (w->phase_slot < 0 || v->threads[slot].is_main) w->phase_slot = (int)slot;
+      if (v->threads[slot].is_main) break;
+    }
+    if (w->phase_slot < 0) w->nphases = 0; /* no thread to carry them: the stats record still does */
+  }
   size_t nodes = (size_t)v->node_count + 1, nsamples = f->samples.count, nevents = f->events.count;
   w->order = wt_mem_alloc((nsamples + 1) * sizeof *w->order);
   w->ev_order = wt_mem_alloc((nevents + 1) * sizeof *w->ev_order);

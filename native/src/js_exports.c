@@ -7,6 +7,7 @@
 #include "api.h"
 #include "config.h"
 #include "mem.h"
+#include "phases.h"
 #include "platform.h"
 #include "registry.h"
 #include "session.h"
@@ -31,6 +32,21 @@ WT_I_EXPORT void *wt_js_alloc(size_t n) { return wt_mem_alloc(n); }
 WT_I_EXPORT void wt_js_free(void *p) { wt_mem_free(p); }
 
 WT_I_EXPORT int wt_js_startup_count(void) { return wt_startup_count(); }
+
+/* One phase of the startup timeline (phases.h), from js/wasmtrace_pre.js:
+ * kind WT_PHASE_*, its name (UTF-8), begin and end in microseconds on the
+ * samples' clock, bytes transferred or -1. Returns 0, or -1 if refused
+ * (counted). Any thread; no heap. */
+WT_I_EXPORT int wt_js_phase(int kind, const char *name, double begin_us, double end_us, double bytes) {
+  return wt_phase_add(kind, name, begin_us, end_us, bytes);
+}
+
+/* Where the shim writes a phase's name for wt_js_phase: static, so that
+ * the timeline needs no heap, and apart from the text buffer below, which
+ * a call of the shim may be using. Main thread. */
+static char js_phase_name[2 * WT_PHASE_NAME_MAX];
+WT_I_EXPORT char *wt_js_phase_name(void) { return js_phase_name; }
+WT_I_EXPORT int wt_js_phase_name_capacity(void) { return (int)sizeof js_phase_name; }
 
 WT_I_EXPORT int wt_js_startup_id(int i) { return wt_startup_id(i); }
 

@@ -10,6 +10,7 @@
 #include "categories.h"
 #include "mem.h"
 #include "outputs.h"
+#include "phases.h"
 #include "platform.h"
 #include "registry.h"
 #include "symbols.h"
@@ -106,5 +107,6 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   wt_symbols_reset();
   wt_registry_reset();
   wt_outputs_reset_for_testing();
+  wt_phases_reset_for_testing();
   wt_categories_force(record_categories);
 }

@@ -124,6 +124,10 @@ struct wt_session {
    * the main thread (wt_io_pump) once both sides are done with it. */
   wt_stream *stream;
 
+  /* Started before main() (startup.c): it writes the whole startup
+   * timeline (phases.h). Set before the worker may adopt it. */
+  int before_main;
+
   /* --- main-thread-private ------------------------------------------------ */
   FILE *file;
   int out_freed;            /* the output queue was freed */

@@ -80,6 +80,7 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
       .config = &s->config,
       .start_us = s->start_us,
       .stop_us = s->stop_us,
+      .before_main = s->before_main,
       .final = final,
       .nodes = s->rec.nodes,
       .node_count = s->rec.node_count,
@@ -298,6 +299,84 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
     wt_json_lit(j, ",\"lost\":");
     wt_json_string(j, t->lost);
   }
+  if (v->final && (wt_phases_count() || wt_phases_dropped())) {
+    wt_json_lit(j, ",");
+    wt_encode_write_phases(v, j);
+  }
+}
+
+/* ---- the startup timeline ------------------------------------------------ */
+
+static int phase_wanted(const wt_encode_view *v, const wt_phase *p) {
+  double until = v->stop_us > 0 ? v->stop_us : v->start_us;
+  if (p->begin_us > until) return 0;
+  return v->before_main || p->begin_us >= v->start_us;
+}
+
+size_t wt_encode_phases(const wt_encode_view *v, uint16_t order[WT_PHASES_MAX], uint8_t lane[WT_PHASES_MAX],
+                        int *nlanes) {
+  static wt_phase all[WT_PHASES_MAX]; /* the final step's copy: worker only, one step at a time */
+  size_t n = 0;
+  uint32_t count = wt_phases_count();
+  for (uint32_t i = 0; i < count; i++) {
+    if (!wt_phase_get(i, &all[i]) || !phase_wanted(v, &all[i])) continue;
+    /* Insertion sort by begin, the longer first (at most a few hundred). */
+    size_t at = n++;
+    while (at > 0) {
+      const wt_phase *q = &all[order[at - 1]], *p = &all[i];
+      if (q->begin_us < p->begin_us || (q->begin_us == p->begin_us && q->end_us >= p->end_us)) break;
+      order[at] = order[at - 1];
+      at--;
+    }
+    order[at] = (uint16_t)i;
+  }
+  /* Interval partitioning: each span in the first lane that is free at its
+   * begin (optimal in begin order); instants and notes in lane 0. */
+  double free_at[WT_PHASE_LANES];
+  int used = n ? 1 : 0;
+  for (int l = 0; l < WT_PHASE_LANES; l++) free_at[l] = -1;
+  for (size_t k = 0; k < n; k++) {
+    const wt_phase *p = &all[order[k]];
+    int l = 0;
+    if (p->kind == WT_PHASE_SPAN) {
+      while (l < WT_PHASE_LANES - 1 && free_at[l] > p->begin_us) l++;
+      if (p->end_us > free_at[l]) free_at[l] = p->end_us;
+    }
+    lane[k] = (uint8_t)l;
+    if (l + 1 > used) used = l + 1;
+  }
+  if (nlanes) *nlanes = used;
+  return n;
+}
+
+void wt_encode_write_phases(const wt_encode_view *v, wt_json *j) {
+  static const char *const kinds[] = {"", "span", "instant", "note"};
+  uint16_t order[WT_PHASES_MAX];
+  uint8_t lane[WT_PHASES_MAX];
+  size_t n = wt_encode_phases(v, order, lane, NULL);
+  wt_json_lit(j, "\"startup\":{\"phases\":[");
+  int first = 1;
+  for (size_t k = 0; k < n; k++) {
+    wt_phase p;
+    if (!wt_phase_get(order[k], &p)) continue;
+    wt_json_lit(j, first ? "{\"name\":" : ",{\"name\":");
+    first = 0;
+    wt_json_string(j, p.name);
+    wt_json_lit(j, ",\"kind\":\"");
+    wt_json_lit(j, kinds[p.kind <= WT_PHASE_NOTE ? p.kind : 0]);
+    wt_json_lit(j, "\",\"beginUs\":");
+    wt_json_double3(j, p.begin_us);
+    wt_json_lit(j, ",\"endUs\":");
+    wt_json_double3(j, p.end_us);
+    if (p.bytes >= 0) {
+      wt_json_lit(j, ",\"bytes\":");
+      wt_json_u64(j, (uint64_t)p.bytes);
+    }
+    wt_json_lit(j, "}");
+  }
+  wt_json_lit(j, "],\"dropped\":");
+  wt_json_u64(j, wt_phases_dropped());
+  wt_json_lit(j, "}");
 }
 
 size_t wt_session_encode_ready(wt_session *s, size_t max_batch) {

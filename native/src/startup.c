@@ -9,6 +9,7 @@
 #include "config.h"
 #include "platform.h"
 #include "runtime.h"
+#include "session.h"
 
 /* The config blob's top-level error (Module.wasmtrace.configError), printed
  * once. */
@@ -27,11 +28,20 @@ static void set_config_error(const char *error, const char *source) {
 extern int wt_js_queued_count(void);
 extern char *wt_js_queued_config(int index);
 extern void wt_js_queued_started(int index, int id);
+extern void wt_js_startup_attach(double constructors_us);
 #else
 static int wt_js_queued_count(void) { return 0; }
 static char *wt_js_queued_config(int index) { (void)index; return NULL; }
 static void wt_js_queued_started(int index, int id) { (void)index; (void)id; }
+static void wt_js_startup_attach(double constructors_us) { (void)constructors_us; }
 #endif
+
+/* Sessions started here write the whole startup timeline (phases.h). The
+ * worker adopts none of them before the batch is published (hold_seq). */
+static void mark_before_main(int id) {
+  wt_session *s = id >= 0 ? wt_session_get(id) : NULL;
+  if (s) s->before_main = 1;
+}
 
 static void start_queued(int n) {
   for (int i = 0; i < n; i++) {
@@ -46,11 +56,13 @@ static void start_queued(int n) {
       wt_api_add_session(&config, "out of memory for the config text of a tool's session", &id);
     }
     free(text);
+    mark_before_main(id);
     wt_js_queued_started(i, id);
   }
 }
 
 void wt_runtime_start_from_config(void) {
+  double constructors_us = wt_platform_now_us(); /* the timeline's "constructors" begin */
   wt_config_source source = {"", 0, ""};
   char *blob = wt_platform_read_config(&source);
   wt_config *config = NULL;
@@ -87,6 +99,7 @@ void wt_runtime_start_from_config(void) {
       int id = -1;
       const wt_config_entry *e = &config->sessions[i];
       wt_api_add_session(&e->config, e->valid ? "" : e->error, &id);
+      mark_before_main(id);
       if (id >= 0) wt_rt.startup_ids[wt_rt.startup_count++] = id;
     }
     start_queued(queued);
@@ -95,6 +108,9 @@ void wt_runtime_start_from_config(void) {
   }
   free(config);
   free(blob);
+  /* The page's startup timeline (phases.h) from now on goes straight to
+   * the table; what the shim kept until now, too. */
+  wt_js_startup_attach(constructors_us);
 }
 
 int wt_startup_count(void) { return wt_rt.startup_count; }

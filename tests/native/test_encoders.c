@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "cJSON.h"
+#include "phases.h"
 #include "registry.h"
 #include "runtime.h"
 #include "session.h"
@@ -520,6 +521,187 @@ WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
   free(out.data);
 }
 
+/* ---- the startup timeline (phases.h) --------------------------------------- */
+
+/* A startup timeline as the page-side shim hands it over: out of order,
+ * overlapping, before the session's start (T0), one span after its stop
+ * (T0 + 4500: left out) and one malformed (refused, counted). */
+static void add_fixed_phases(void) {
+  wt_phases_reset_for_testing();
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "compile + instantiate (streaming)", 250000, 300000, -1), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "fetch app.wasm", 180000, 290000, 234693), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "request document", 0, 90000, 2427), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "worker 1 load", 170000, 400000, -1), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_INSTANT, "worker 1 ready", 400000, 400000, -1), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_NOTE, "no Resource Timing for \"x.data\"", 100000, 100000, -1), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "main()", T0 + 5000, T0 + 6000, -1), 0);
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "backwards", 10, 5, -1), -1);
+  CHECK_EQ_INT(wt_phase_add(99, "unknown kind", 10, 20, -1), -1);
+}
+static void before_main_session(wt_session *s) {
+  add_fixed_phases();
+  s->before_main = 1;
+}
+static void later_session(wt_session *s) {
+  (void)s;
+  add_fixed_phases();
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, "inside", T0 + 100, T0 + 200, -1), 0);
+}
+
+static const cJSON *phases_of(const cJSON *stats_holder) {
+  return get(get(stats_holder, "startup"), "phases");
+}
+
+/* The stats record's "startup" list, the same in every format: what the
+ * session may write, in begin order, with the refusals counted. */
+static void check_fixed_phase_list(const cJSON *startup) {
+  static const char *const names[] = {"request document", "no Resource Timing for \"x.data\"", "worker 1 load",
+                                      "fetch app.wasm", "compile + instantiate (streaming)", "worker 1 ready"};
+  const cJSON *list = get(startup, "phases");
+  REQUIRE(cJSON_GetArraySize(list) == 6);
+  for (int i = 0; i < 6; i++) CHECK_EQ_STR(get(cJSON_GetArrayItem(list, i), "name")->valuestring, names[i]);
+  CHECK_EQ_STR(get(cJSON_GetArrayItem(list, 1), "kind")->valuestring, "note");
+  CHECK_EQ_STR(get(cJSON_GetArrayItem(list, 5), "kind")->valuestring, "instant");
+  CHECK_EQ_INT(get(cJSON_GetArrayItem(list, 3), "bytes")->valuedouble, 234693);
+  CHECK(get(cJSON_GetArrayItem(list, 2), "bytes") == NULL); /* unknown: left out */
+  CHECK_EQ_INT(get(cJSON_GetArrayItem(list, 3), "beginUs")->valuedouble, 180000);
+  CHECK_EQ_INT(get(cJSON_GetArrayItem(list, 3), "endUs")->valuedouble, 290000);
+  CHECK_EQ_INT(get(startup, "dropped")->valuedouble, 2);
+}
+
+WT_TEST(chrome_startup_phases_should_be_x_events_on_startup_tracks_that_do_not_overlap) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_CHROME, 0, &out, before_main_session));
+  cJSON *doc = cJSON_Parse((const char *)out.data);
+  REQUIRE(doc != NULL);
+  int spans = 0, instants = 0, notes = 0, named_lanes = 0;
+  double lane_end[8] = {0};
+  const cJSON *e;
+  cJSON_ArrayForEach(e, doc) {
+    const cJSON *tid = get(e, "tid"), *ph = get(e, "ph"), *cat = get(e, "cat"), *name = get(e, "name");
+    if (strcmp(ph->valuestring, "M") == 0 && strcmp(name->valuestring, "wasmtrace_stats") == 0)
+      check_fixed_phase_list(get(get(e, "args"), "startup"));
+    if (tid->valuedouble < 100000) continue;
+    int lane = (int)tid->valuedouble - 100000;
+    REQUIRE(lane >= 0 && lane < 8);
+    if (strcmp(ph->valuestring, "M") == 0) {
+      if (strcmp(name->valuestring, "thread_name") == 0) {
+        CHECK(strncmp(get(get(e, "args"), "name")->valuestring, "Startup", 7) == 0);
+        named_lanes++;
+      }
+      continue;
+    }
+    CHECK_EQ_STR(cat->valuestring, "startup");
+    if (strcmp(ph->valuestring, "X") == 0) {
+      /* Written in begin order: a lane's spans never overlap. */
+      double ts = get(e, "ts")->valuedouble, dur = get(e, "dur")->valuedouble;
+      CHECK(ts >= lane_end[lane]);
+      lane_end[lane] = ts + dur;
+      spans++;
+      if (strcmp(name->valuestring, "fetch app.wasm") == 0)
+        CHECK_EQ_INT(get(get(e, "args"), "bytes")->valuedouble, 234693);
+    } else if (strcmp(name->valuestring, "note") == 0) {
+      CHECK_EQ_STR(get(get(e, "args"), "text")->valuestring, "no Resource Timing for \"x.data\"");
+      notes++;
+    } else {
+      instants++;
+    }
+  }
+  CHECK_EQ_INT(spans, 4); /* "main()" began after the stop */
+  CHECK_EQ_INT(instants, 1);
+  CHECK_EQ_INT(notes, 1);
+  CHECK_EQ_INT(named_lanes, 3); /* worker 1 load overlaps the fetch, which overlaps the compile */
+  cJSON_Delete(doc);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
+WT_TEST(firefox_startup_phases_should_be_markers_of_the_startup_category) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FIREFOX, 0, &out, before_main_session));
+  cJSON *doc = cJSON_Parse((const char *)out.data);
+  REQUIRE(doc != NULL);
+  check_fixed_phase_list(get(get(get(doc, "meta"), "wasmtrace"), "startup"));
+  const cJSON *cats = get(get(doc, "meta"), "categories"), *strings = get(get(doc, "shared"), "stringArray");
+  int startup_cat = -1;
+  for (int i = 0; i < cJSON_GetArraySize(cats); i++)
+    if (strcmp(get(cJSON_GetArrayItem(cats, i), "name")->valuestring, "Startup") == 0) startup_cat = i;
+  REQUIRE(startup_cat >= 0);
+  int found = 0, threads_with = 0;
+  const cJSON *th;
+  cJSON_ArrayForEach(th, get(doc, "threads")) {
+    const cJSON *m = get(th, "markers");
+    int here = 0;
+    for (int i = 0; i < get(m, "length")->valueint; i++) {
+      if ((int)cJSON_GetArrayItem(get(m, "category"), i)->valuedouble != startup_cat) continue;
+      here = 1;
+      const char *name = cJSON_GetArrayItem(strings, cJSON_GetArrayItem(get(m, "name"), i)->valueint)->valuestring;
+      if (strcmp(name, "fetch app.wasm") != 0) continue;
+      found = 1;
+      /* Milliseconds from the session's start: before it, negative. */
+      CHECK_EQ_INT(cJSON_GetArrayItem(get(m, "startTime"), i)->valuedouble * 1000, 180000 - T0);
+      CHECK_EQ_INT(cJSON_GetArrayItem(get(m, "endTime"), i)->valuedouble * 1000, 290000 - T0);
+      CHECK_EQ_INT(get(cJSON_GetArrayItem(get(m, "data"), i), "bytes")->valuedouble, 234693);
+    }
+    threads_with += here;
+  }
+  CHECK(found);
+  CHECK_EQ_INT(threads_with, 1);
+  cJSON_Delete(doc);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
+WT_TEST(folded_stats_line_should_carry_the_startup_phases) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, before_main_session));
+  const char *line = strstr((const char *)out.data, "\n# wasmtrace {");
+  REQUIRE(line != NULL);
+  cJSON *rec = cJSON_Parse(line + strlen("\n# wasmtrace "));
+  REQUIRE(rec != NULL);
+  check_fixed_phase_list(get(get(rec, "stats"), "startup"));
+  cJSON_Delete(rec);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
+/* A session started after main() writes only what began while it recorded. */
+WT_TEST(sessions_started_later_should_write_only_the_phases_that_began_while_they_recorded) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, later_session));
+  const char *line = strstr((const char *)out.data, "\n# wasmtrace {");
+  REQUIRE(line != NULL);
+  cJSON *rec = cJSON_Parse(line + strlen("\n# wasmtrace "));
+  REQUIRE(rec != NULL);
+  const cJSON *list = phases_of(get(rec, "stats"));
+  REQUIRE(cJSON_GetArraySize(list) == 1);
+  CHECK_EQ_STR(get(cJSON_GetArrayItem(list, 0), "name")->valuestring, "inside");
+  cJSON_Delete(rec);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
+/* The table keeps WT_PHASES_MAX phases and counts the rest. */
+WT_TEST(phase_table_should_keep_its_capacity_and_count_the_rest) {
+  wt_phases_reset_for_testing();
+  for (int i = 0; i < WT_PHASES_MAX + 5; i++) wt_phase_add(WT_PHASE_INSTANT, "x", i, i, -1);
+  CHECK_EQ_INT(wt_phases_count(), WT_PHASES_MAX);
+  CHECK_EQ_U64(wt_phases_dropped(), 5);
+  wt_phase p;
+  CHECK(wt_phase_get(WT_PHASES_MAX - 1, &p) && p.begin_us == WT_PHASES_MAX - 1);
+  CHECK(!wt_phase_get(WT_PHASES_MAX, &p));
+  /* A name longer than the slot is cut at a character boundary. */
+  wt_phases_reset_for_testing();
+  char longname[200];
+  memset(longname, 'a', sizeof longname);
+  memcpy(longname + WT_PHASE_NAME_MAX - 2, "\xc3\xa9", 2); /* straddles the last byte */
+  longname[sizeof longname - 1] = '\0';
+  CHECK_EQ_INT(wt_phase_add(WT_PHASE_SPAN, longname, 1, 2, -1), 0);
+  CHECK(wt_phase_get(0, &p));
+  CHECK_EQ_INT(strlen(p.name), WT_PHASE_NAME_MAX - 2);
+  wt_phases_reset_for_testing();
+}
+
 /* Samples taken = written + dropped (full, torn) + pending, at any time. */
 static int samples_add_up(wt_session *s) {
   return atomic_load(&s->samples_taken) == atomic_load(&s->samples_written) +
@@ -782,6 +964,11 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(sample_flags_should_append_partial_then_waiting_as_the_leaf),
       WT_TEST_ENTRY(sample_weights_should_count_the_grid_periods_since_the_threads_previous_sample),
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
+      WT_TEST_ENTRY(chrome_startup_phases_should_be_x_events_on_startup_tracks_that_do_not_overlap),
+      WT_TEST_ENTRY(firefox_startup_phases_should_be_markers_of_the_startup_category),
+      WT_TEST_ENTRY(folded_stats_line_should_carry_the_startup_phases),
+      WT_TEST_ENTRY(sessions_started_later_should_write_only_the_phases_that_began_while_they_recorded),
+      WT_TEST_ENTRY(phase_table_should_keep_its_capacity_and_count_the_rest),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
       WT_TEST_ENTRY(sessions_at_the_smallest_limit_should_stay_within_it_counting_the_encoder_state),

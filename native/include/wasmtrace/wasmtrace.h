@@ -173,6 +173,15 @@ void wt_instant(wt_site *site) WT_I_NOINSTR;
  * trace). */
 void wt_counter(wt_site *site, double value) WT_I_NOINSTR;
 
+/* Marks a moment of the app's startup, e.g. wt_mark("ready"), in the
+ * startup timeline that sessions started before main() write (the
+ * "Startup" track; `wasmtrace report` and `record` say when "ready" came):
+ * the same as Module.wasmtrace.mark(name) from JS. Any thread; no heap, no
+ * lock (the name, UTF-8, is copied; at most 127 bytes are kept). Returns
+ * WT_OK, WT_ERR_INVALID_ARG for a NULL or empty name, or WT_ERR_LIMIT when
+ * the timeline is full (counted in the trace). */
+wt_status wt_mark(const char *name) WT_I_NOINSTR;
+
 /* ---- instrumentation macros ------------------------------------------- */
 
 #define WT_I_CAT2(a, b) a##b
@@ -218,6 +227,8 @@ WT_I_NOINSTR static inline int wt_i_scope_enter(wt_site *site) {
     wt_counter(&wt_i_site_, (double)(value));                                 \
   } while (0)
 #define WT_THREAD_NAME(name) wt_thread_set_name(name)
+/* A mark of the startup timeline (wt_mark), e.g. WT_MARK("ready"). */
+#define WT_MARK(name) ((void)wt_mark(name))
 #else
 #define WT_SCOPE(name) ((void)0)
 #define WT_SCOPE_CAT(category, name) ((void)0)
@@ -226,6 +237,7 @@ WT_I_NOINSTR static inline int wt_i_scope_enter(wt_site *site) {
 #define WT_INSTANT(name) ((void)0)
 #define WT_COUNTER(name, value) ((void)(value))
 #define WT_THREAD_NAME(name) ((void)0)
+#define WT_MARK(name) ((void)0)
 #endif
 
 #ifdef __cplusplus

@@ -1,0 +1,52 @@
+/* The startup timeline: the phases of the page's startup from navigation
+ * to the app's "ready" (the document, the app's resources, wasm compile and
+ * instantiate, each pthread pool worker, run dependencies, preRun, the
+ * constructors, main()), on the samples' clock (microseconds since the
+ * page's navigation start). The page-side shim observes them
+ * (js/wasmtrace_pre.js) and hands each one here once the module is up;
+ * every session that started before main() writes all of them, a session
+ * started later those that begin while it records (session_encode.c).
+ *
+ * One process-wide table of at most WT_PHASES_MAX entries, filled in
+ * order: a writer reserves a slot with one atomic add and publishes it with
+ * a release store of its `ready` flag; the worker reads published slots at
+ * a session's final step. Entries past the table are counted, not kept.
+ * Any thread may add; nothing here allocates or locks. */
+#ifndef WT_PHASES_H
+#define WT_PHASES_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define WT_PHASES_MAX 256
+#define WT_PHASE_NAME_MAX 128
+
+/* Kinds of phases. A note is a sentence saying what could not be
+ * recorded (e.g. a resource without timing detail), with its time. */
+enum { WT_PHASE_SPAN = 1, WT_PHASE_INSTANT = 2, WT_PHASE_NOTE = 3 };
+
+typedef struct wt_phase {
+  double begin_us, end_us; /* end_us == begin_us for instants and notes */
+  double bytes;            /* bytes transferred (a resource), or -1 */
+  uint8_t kind;            /* WT_PHASE_* */
+  char name[WT_PHASE_NAME_MAX]; /* UTF-8, cut at a character boundary */
+} wt_phase;
+
+/* Adds a phase. Returns 0, or -1 if the table is full or the phase is
+ * malformed (unknown kind, end before begin, a time that is not finite):
+ * counted in wt_phases_dropped. */
+int wt_phase_add(int kind, const char *name, double begin_us, double end_us, double bytes);
+
+/* Slots reserved so far (published or about to be), at most WT_PHASES_MAX. */
+uint32_t wt_phases_count(void);
+
+/* Copies slot i into *out if it is published; returns 1 if so, else 0. */
+int wt_phase_get(uint32_t i, wt_phase *out);
+
+/* Phases refused since the start (full table, malformed). */
+uint64_t wt_phases_dropped(void);
+
+/* Tests only: empties the table (no writer may run). */
+void wt_phases_reset_for_testing(void);
+
+#endif

@@ -1,0 +1,87 @@
+// The startup timeline's readers (lib/profile.mjs startupOf, lib/startup.mjs):
+// hostile records are read without throwing, the coverage is exact on
+// hand-computed cases, and the summary names what a reader asks for first.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startupOf } from '../../lib/profile.mjs';
+import { startupCoverage, startupMoments, startupSummary, startupWaterfall } from '../../lib/startup.mjs';
+
+const span = (name, b, e, bytes) => ({ name, kind: 'span', beginUs: b * 1000, endUs: e * 1000, ...(bytes ? { bytes } : {}) });
+const instant = (name, t) => ({ name, kind: 'instant', beginUs: t * 1000, endUs: t * 1000 });
+
+describe('startupOf', () => {
+  test('reads the stats record\'s list, sorted by begin, times in microseconds', () => {
+    const t = startupOf({ startup: { phases: [span('b', 20, 30), span('a', 10, 40, 512), instant('ready', 50)], dropped: 1 } });
+    assert.deepEqual(t.phases.map((p) => p.name), ['a', 'b', 'ready']);
+    assert.equal(t.phases[0].begin, 10000);
+    assert.equal(t.phases[0].bytes, 512);
+    assert.equal(t.phases[1].bytes, null);
+    assert.equal(t.dropped, 1);
+  });
+
+  test('null without a timeline; malformed phases are counted, never thrown', () => {
+    for (const stats of [null, undefined, 7, {}, { startup: null }, { startup: { phases: 'x' } }, { startup: [] }]) {
+      assert.equal(startupOf(stats), null);
+    }
+    const bad = [null, 3, {}, { name: 1, kind: 'span', beginUs: 0, endUs: 1 }, { name: 'x', kind: 'bogus', beginUs: 0, endUs: 1 },
+      { name: 'x', kind: 'span', beginUs: 5, endUs: 1 }, { name: 'x', kind: 'span', beginUs: NaN, endUs: 1 },
+      { name: 'x', kind: 'span', beginUs: 0, endUs: Infinity }, { name: 'ok', kind: 'span', beginUs: 0, endUs: 1, bytes: -5 }];
+    const t = startupOf({ startup: { phases: bad, dropped: 'many' } });
+    assert.deepEqual(t.phases.map((p) => p.name), ['ok']);
+    assert.equal(t.phases[0].bytes, null);
+    assert.equal(t.dropped, bad.length - 1);
+  });
+
+  test('a huge list is cut, and what was cut is counted', () => {
+    const phases = Array.from({ length: 5000 }, (_, i) => instant(`m${i}`, i));
+    const t = startupOf({ startup: { phases, dropped: 0 } });
+    assert.equal(t.phases.length, 4096);
+    assert.equal(t.dropped, 5000 - 4096);
+  });
+});
+
+describe('startup coverage', () => {
+  const timeline = (phases) => startupOf({ startup: { phases, dropped: 0 } });
+
+  test('is the share of [0, main()] under the union of the spans', () => {
+    // 0-20 and 10-30 overlap (0-30 covered), 50-60 covered, 30-50 and 60-100 not.
+    const t = timeline([span('a', 0, 20), span('b', 10, 30), span('c', 50, 60), instant('main() starts', 100)]);
+    assert.equal(startupCoverage(t), 0.4);
+    assert.equal(startupMoments(t).main, 100000);
+  });
+
+  test('spans after main() count only up to it; instants and notes never', () => {
+    const t = timeline([span('a', 0, 150), instant('x', 10), { name: 'n', kind: 'note', beginUs: 0, endUs: 0 },
+      instant('main() starts', 100)]);
+    assert.equal(startupCoverage(t), 1);
+    assert.equal(startupCoverage(timeline([span('a', 0, 10)])), null); // no main(): no base
+  });
+});
+
+describe('startup summary and waterfall', () => {
+  const t = startupOf({ startup: { phases: [
+    span('fetch app.wasm', 100, 220, 250000), span('compile + instantiate (streaming)', 150, 230),
+    span('worker 1 load', 90, 300), instant('worker 1 ready', 300), span('worker 2 load', 90, 390), instant('worker 2 ready', 390),
+    span('wasmtrace worker load', 400, 440), instant('wasmtrace worker ready', 440), instant('main() starts', 446.4),
+    instant('worker 3 ready', 900), instant('ready', 1540.2), { name: 'no PerformanceObserver', kind: 'note', beginUs: 5000, endUs: 5000 },
+  ], dropped: 0 } });
+
+  test('names the wasm fetch, the compile, the pool workers ready before main(), main() and ready', () => {
+    assert.equal(startupSummary(t), 'fetch app.wasm 120 ms, compile + instantiate (streaming) 80 ms, 2 workers ready at 390 ms, ' +
+      'main() at 446 ms, ready at 1,540 ms, 1 note (wasmtrace report lists them)');
+    assert.equal(startupSummary(null), null);
+  });
+
+  test('draws one row per span and instant on one scale, then the notes', () => {
+    const rows = startupWaterfall(t, { width: 20 });
+    assert.match(rows[0], /^startup, from navigation start/);
+    const fetch = rows.find((r) => r.includes('fetch app.wasm'));
+    assert.match(fetch, /100-220 ms\s+120 ms\s+\[ *#+ *\]\s+fetch app\.wasm \(244\.1 KiB\)/);
+    assert.match(rows.find((r) => /\]  ready$/.test(r)), /1,540 ms\s+\[ *\| *\]/);
+    assert.match(rows.at(-1), /^ {2}note at 5\.0 ms: no PerformanceObserver$/);
+    // The bar of a span lies where its times put it on the scale.
+    const bar = fetch.slice(fetch.indexOf('[') + 1, fetch.indexOf(']'));
+    assert.equal(bar.length, 20);
+    assert.ok(bar.indexOf('#') <= 2 && bar.lastIndexOf('#') < 5, bar);
+  });
+});
