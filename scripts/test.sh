@@ -131,6 +131,9 @@ TOOLCHAIN_TESTS=(tests/browser/startup.test.mjs tests/browser/fidelity.test.mjs
 TOOLCHAIN_TESTS+=(tests/browser/serve.test.mjs)
 # Low heap (the allocator's room left) and the pthread wrappers (the link).
 TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
+# The startup timeline: run dependencies, worker loading and wasm
+# instantiation as each version does them.
+TOOLCHAIN_TESTS+=(tests/browser/timeline.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
@@ -140,7 +143,8 @@ TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 # words), the pthread pool, the output policy, the Playwright helper
 # (helper.test.mjs: report.test.mjs runs it in Chromium), the diagnostic
 # server (Firefox carries a Worker's WebSocket through the page's main
-# thread), low heap and the pthread wrappers' notice. On the default
+# thread), low heap, the pthread wrappers' notice and the startup
+# timeline. On the default
 # tree only: what the toolchain changes is checked in Chromium on both
 # trees, what the browser changes in both browsers on one (a second pass on
 # 3.1.69 would add ~4.5 min to CI's budget). The rest pass in Firefox too when run by hand
@@ -153,7 +157,7 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
-  tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
+  tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {
