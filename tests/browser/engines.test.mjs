@@ -70,6 +70,20 @@ function threadNames(events) {
   return new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [e.tid, e.args.name]));
 }
 
+// The startup timeline's events (category 'startup') and the tracks that
+// carry them: apart from the app's threads, compared on their own (each
+// engine needs its own number of tracks for its overlaps).
+function withoutTimeline(events) {
+  const lanes = new Set(events.filter((e) => e.cat === 'startup').map((e) => e.tid));
+  return events.filter((e) => e.cat !== 'startup' && !lanes.has(e.tid));
+}
+// Phase names, without what one engine gives and the other does not
+// (Chromium's worker-script entries are out of order: a note instead).
+function timelineNames(events) {
+  const names = events.filter((e) => e.cat === 'startup' && e.name !== 'note').map((e) => e.name);
+  return [...new Set(names.filter((n) => !/^fetch .*worker\.js$/.test(n)))].sort();
+}
+
 // WASMTRACE_SKIP_FIREFOX=1 (scripts/test.sh's switch for machines without
 // Firefox) skips it.
 const skip = process.env.WASMTRACE_SKIP_FIREFOX === '1' && 'WASMTRACE_SKIP_FIREFOX=1';
@@ -86,12 +100,13 @@ describe('Chromium and Firefox record the same app the same way', { skip }, () =
     for (const browser of ENGINES) {
       const s = await recordPage({ dir: sampleDir, browser });
       assert.ok(s.sessions[0]?.bytes, `${browser}: no trace of the sample (${s.sessions[0]?.error})`);
-      const events = parseTrace(s.sessions[0].bytes);
-      sample[browser] = { events, analysis: analyzeTrace(events) };
+      const all = parseTrace(s.sessions[0].bytes);
+      const events = withoutTimeline(all);
+      sample[browser] = { events, analysis: analyzeTrace(events), timeline: timelineNames(all) };
       const e = await recordPage({ dir: engineDir, browser, waitFor: 'self.engineReady === true',
         path: `index.html?${new URLSearchParams({ args: 'busy 400 1', config })}` });
       assert.ok(e.sessions[0]?.bytes, `${browser}: no trace of the engine app (${e.sessions[0]?.error})`);
-      engine[browser] = parseTrace(e.sessions[0].bytes);
+      engine[browser] = withoutTimeline(parseTrace(e.sessions[0].bytes));
       const c = await recordPage({ dir: clonesDir, browser, waitFor: 'self.clonesDone === true',
         path: `index.html?app=clones_nolto&config=${encodeURIComponent(JSON.stringify({ sessions: [{ name: 'cxx', output: '/traces/cxx.json.gz', sampling: { intervalUs: 500 } }] }))}` });
       assert.ok(c.sessions[0]?.bytes, `${browser}: no trace of the clones app (${c.sessions[0]?.error})`);
@@ -150,6 +165,12 @@ describe('Chromium and Firefox record the same app the same way', { skip }, () =
       }
     }
     assert.deepEqual(missing, []);
+  });
+
+  test('the same startup phases', () => {
+    const [c, f] = ENGINES.map((b) => sample[b].timeline);
+    assert.ok(c.includes('main() starts') && c.includes('worker 4 load'), c.join(', '));
+    assert.deepEqual(f, c);
   });
 
   test('the same thread names, and the same scopes on each thread', () => {
