@@ -180,7 +180,7 @@ var wasmtraceStartup = (function () {
   function timeCalls(obj, key, label) {
     var original = obj[key];
     if (typeof original !== 'function' || typeof Proxy !== 'function') return;
-    obj[key] = new Proxy(original, {
+    var proxy = new Proxy(original, {
       apply: function (target, self, args) {
         var begin = now();
         var result = Reflect.apply(target, self, args);
@@ -188,13 +188,24 @@ var wasmtraceStartup = (function () {
           var what = label;
           if (key === 'instantiate' && args[0] instanceof WebAssembly.Module) what = 'instantiate';
           if (result && typeof result.then === 'function') {
-            result.then(function () { add(SPAN, what, begin, now()); }, function () {});
+            result.then(function () {
+              add(SPAN, what, begin, now());
+              // The page instantiates the app once: put the originals back.
+              if (/instantiate/.test(what)) restoreAll();
+            }, function () {});
           }
         } catch (e) { /* never in the way */ }
         return result;
       },
     });
-    restore.push(function () { if (obj[key] !== original) obj[key] = original; });
+    obj[key] = proxy;
+    // Put back only if still ours (the page may have wrapped it since).
+    restore.push(function () { if (obj[key] === proxy) obj[key] = original; });
+  }
+  function restoreAll() {
+    var fns = restore;
+    restore = [];
+    fns.forEach(function (f) { try { f(); } catch (e) { /* left */ } });
   }
   try {
     if (typeof WebAssembly === 'object') {
@@ -284,7 +295,7 @@ var wasmtraceStartup = (function () {
       sink = function (p) {
         try { to(p[0], p[1], p[2], p[3], p[4]); } catch (e) { /* dropped */ }
       };
-      restore.forEach(function (f) { try { f(); } catch (e) { /* left */ } });
+      restoreAll();
       constructorsStart = typeof constructorsMs === 'number' && isFinite(constructorsMs) ? constructorsMs : now();
       // From the last of preRun and the run dependencies to the
       // constructors: Emscripten's runtime init (its own constructors, the
