@@ -29,7 +29,7 @@ import { basename, join, resolve } from 'node:path';
 import { readProfile } from '../lib/profile.mjs';
 import { WasmtraceError } from './trace-assertions.mjs';
 
-export { assertRan, assertTimeBelow, samplesIn, timeIn, WasmtraceError } from './trace-assertions.mjs';
+export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
 export { readProfile };
 
 /** The expression that finds the Emscripten Module object in the page. */

@@ -7,7 +7,9 @@ export type WasmtraceErrorCode =
   | 'aborted' | 'navigated' | 'closed' | 'crashed'
   /** An evaluation in the page failed (e.g. a module expression that throws). */
   | 'page-error'
-  | 'no-thread' | 'no-interval' | 'assert-ran' | 'assert-time';
+  | 'no-thread' | 'no-interval' | 'assert-ran' | 'assert-time'
+  /** The startup timeline: none in the trace, or no such phase; a phase too late. */
+  | 'no-startup' | 'assert-startup';
 
 /** An error with a code to check and a message that says what to do. */
 export class WasmtraceError extends Error {
@@ -40,3 +42,12 @@ export function assertTimeBelow(profile: Profile, name: string, maxMs: number, o
   self?: boolean;
   source?: 'auto' | 'scopes' | 'samples';
 }): { ms: number; source: 'scopes' | 'samples' };
+
+/**
+ * When a startup phase happened, in ms since navigation start: 'main()' (its
+ * entry), 'ready' or a mark (its instant), a span's name (its end).
+ */
+export function startupAt(profile: Profile, name: string): number;
+
+/** Throws unless the startup phase (see startupAt) came before maxMs; returns its time in ms. */
+export function assertStartupBefore(profile: Profile, name: string, maxMs: number): number;

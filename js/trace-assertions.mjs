@@ -95,3 +95,38 @@ export function assertTimeBelow(profile, name, maxMs, options = {}) {
   return r;
 }
 
+
+/**
+ * When a phase of the startup timeline happened, in ms since the page's
+ * navigation start: 'main()' (its entry), 'ready' or any mark's name (its
+ * instant), a span's name ('fetch app.wasm': its end, when it was done).
+ * Throws 'no-startup' when the trace has no timeline or no such phase.
+ */
+export function startupAt(profile, name) {
+  const t = profile.startup;
+  if (!t || !t.phases.length) {
+    throw new WasmtraceError('no-startup', 'wasmtrace: the trace has no startup timeline (a session started before ' +
+      'main() of an app linked with wasmtrace_pre.js writes one)');
+  }
+  const want = name === 'main()' ? 'main() starts' : name;
+  const p = t.phases.find((x) => x.kind === 'instant' && x.name === want) ?? t.phases.find((x) => x.kind === 'span' && x.name === want);
+  if (!p) {
+    const known = [...new Set(t.phases.filter((x) => x.kind !== 'note').map((x) => x.name))].slice(0, 30).join(', ');
+    throw new WasmtraceError('no-startup', `wasmtrace: no startup phase '${name}' in the trace (phases: ${known})`);
+  }
+  return (p.kind === 'instant' ? p.begin : p.end) / 1000;
+}
+
+/**
+ * Asserts that a startup phase (see startupAt) came before maxMs after
+ * navigation start, e.g. assertStartupBefore(trace, 'ready', 2000). Returns
+ * its time in ms.
+ */
+export function assertStartupBefore(profile, name, maxMs) {
+  const at = startupAt(profile, name);
+  if (!(at < maxMs)) {
+    throw new WasmtraceError('assert-startup', `wasmtrace: expected '${name}' before ${maxMs} ms after navigation ` +
+      `start, it came at ${at.toFixed(1)} ms`);
+  }
+  return at;
+}

@@ -85,3 +85,27 @@ describe('startup summary and waterfall', () => {
     assert.ok(bar.indexOf('#') <= 2 && bar.lastIndexOf('#') < 5, bar);
   });
 });
+
+describe('startup assertions (wasmtrace/playwright)', async () => {
+  const { assertStartupBefore, startupAt } = await import('../../js/trace-assertions.mjs');
+  const profile = {
+    startup: startupOf({ startup: { phases: [span('fetch app.wasm', 100, 220), instant('main() starts', 446.4), instant('ready', 1540)], dropped: 0 } }),
+  };
+
+  test('startupAt: main() is its entry, a mark its instant, a span its end', () => {
+    assert.equal(startupAt(profile, 'main()'), 446.4);
+    assert.equal(startupAt(profile, 'ready'), 1540);
+    assert.equal(startupAt(profile, 'fetch app.wasm'), 220);
+  });
+
+  test('assertStartupBefore passes under the bound and says how late it came otherwise', () => {
+    assert.equal(assertStartupBefore(profile, 'ready', 2000), 1540);
+    assert.throws(() => assertStartupBefore(profile, 'ready', 1000),
+      (e) => e.code === 'assert-startup' && /expected 'ready' before 1000 ms after navigation start, it came at 1540\.0 ms/.test(e.message));
+  });
+
+  test('no timeline, or no such phase: a clear error that lists what there is', () => {
+    assert.throws(() => startupAt({ startup: null }, 'ready'), (e) => e.code === 'no-startup' && /no startup timeline/.test(e.message));
+    assert.throws(() => startupAt(profile, 'painted'), (e) => e.code === 'no-startup' && /phases: fetch app\.wasm, main\(\) starts, ready/.test(e.message));
+  });
+});
