@@ -95,7 +95,7 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   if (drops) out.push(drops);
   const wrap = wrapNote(profile);
   if (wrap) out.push(wrap);
-  if (profile.startup && !only) {
+  if (profile.startup?.phases.length && !only) {
     out.push('', `startup: ${startupSummary(profile.startup)}`);
     out.push(...startupWaterfall(profile.startup, { printable }));
   }
@@ -228,7 +228,7 @@ export function htmlReport(profile, options = {}) {
 </head>
 <body>
 <h1>${escapeHtml(data.title)}</h1>
-${profile.startup ? `<section id="startup"><h2>Startup, from navigation start</h2>
+${profile.startup?.phases.length ? `<section id="startup"><h2>Startup, from navigation start</h2>
 <p class="meta">${escapeHtml(startupSummary(profile.startup))}</p>
 ${startupSvg(profile.startup)}
 ${profile.startup.phases.filter((p) => p.kind === 'note').map((p) => `<p class="meta">note: ${escapeHtml(p.name)}</p>`).join('\n')}

@@ -299,9 +299,15 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
     wt_json_lit(j, ",\"lost\":");
     wt_json_string(j, t->lost);
   }
+  /* The startup timeline: only for a session that has some of it (or
+   * started before main() and had some refused). */
   if (v->final && (wt_phases_count() || wt_phases_dropped())) {
-    wt_json_lit(j, ",");
-    wt_encode_write_phases(v, j);
+    uint16_t order[WT_PHASES_MAX];
+    uint8_t lane[WT_PHASES_MAX];
+    if (wt_encode_phases(v, order, lane, NULL) || (v->before_main && wt_phases_dropped())) {
+      wt_json_lit(j, ",");
+      wt_encode_write_phases(v, j);
+    }
   }
 }
 

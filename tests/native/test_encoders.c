@@ -665,7 +665,20 @@ WT_TEST(folded_stats_line_should_carry_the_startup_phases) {
   wt_phases_reset_for_testing();
 }
 
-/* A session started after main() writes only what began while it recorded. */
+/* A session started after main() writes only what began while it recorded,
+ * and nothing of a startup when none did. */
+static void later_session_nothing_inside(wt_session *s) {
+  (void)s;
+  add_fixed_phases();
+}
+WT_TEST(sessions_started_later_should_write_no_startup_when_no_phase_began_while_they_recorded) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, later_session_nothing_inside));
+  CHECK(strstr((const char *)out.data, "\"startup\"") == NULL);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
 WT_TEST(sessions_started_later_should_write_only_the_phases_that_began_while_they_recorded) {
   out_bytes out;
   REQUIRE(encode_fixed_plus(WT_FORMAT_FOLDED, 0, &out, later_session));
@@ -968,6 +981,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(firefox_startup_phases_should_be_markers_of_the_startup_category),
       WT_TEST_ENTRY(folded_stats_line_should_carry_the_startup_phases),
       WT_TEST_ENTRY(sessions_started_later_should_write_only_the_phases_that_began_while_they_recorded),
+      WT_TEST_ENTRY(sessions_started_later_should_write_no_startup_when_no_phase_began_while_they_recorded),
       WT_TEST_ENTRY(phase_table_should_keep_its_capacity_and_count_the_rest),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),

@@ -109,3 +109,13 @@ describe('startup assertions (wasmtrace/playwright)', async () => {
     assert.throws(() => startupAt(profile, 'painted'), (e) => e.code === 'no-startup' && /phases: fetch app\.wasm, main\(\) starts, ready/.test(e.message));
   });
 });
+
+describe('reports of a trace whose timeline is empty (a session started after main())', async () => {
+  const { textReport, htmlReport } = await import('../../lib/report.mjs');
+  const profile = { format: 'chrome', session: null, intervalUs: 1000, stats: null, threads: [], startup: { phases: [], dropped: 2 } };
+
+  test('say nothing of a startup', () => {
+    assert.doesNotMatch(textReport(profile), /startup|null/);
+    assert.doesNotMatch(htmlReport(profile), /id="startup"|>null</);
+  });
+});
