@@ -69,7 +69,18 @@
 //    is empty; without it, no warning.
 //  - Module.onRuntimeInitialized, called after the constructors and just
 //    before main() (3.1.6, 3.1.69): wasmtrace_post.js chains it to log
-//    which startup sessions run.
+//    which startup sessions run, and to tell the startup timeline that
+//    main() starts; Module.postRun runs once main() returns.
+//  - The startup timeline (js/wasmtrace_pre.js, 3.1.6 and 3.1.69):
+//    addRunDependency/removeRunDependency are function declarations in
+//    the scope a --pre-js file runs in (wrapped there, before the module's
+//    own code and the file packager's Module['addRunDependency'] export
+//    read them); a pool worker posts {cmd: 'loaded'} once its module is
+//    instantiated; the pool's workers are created with the global Worker
+//    constructor after the pre-js ran (PThread.init, its library postset);
+//    Module.preRun callbacks run after the module is instantiated, before
+//    the constructors. If one is missing, its phases are missing (the
+//    rest still come).
 // Dependencies on runtime symbols that are library symbols only in some
 // versions ($wasmTable since 3.1.46, $stringToUTF8 and friends in 3.1.69;
 // 3.1.6 defines them in its runtime and would reject the dependency): only
