@@ -353,7 +353,14 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
   }
   CHECK(outers[1] >= 1 && inners[1] >= 3);
   CHECK(outers[2] >= 1 && inners[2] >= 3);
-  CHECK_EQ_INT(inner_outside, 0);
+  /* Unless events were lost: a thread's ring that filled while the worker
+   * was not running (a loaded machine) drops events, and the worker then
+   * discards the scopes left open across the gap (drain_rings), so an
+   * "outer" whose begin came before it is gone while its later "inner"s
+   * are whole (seen once: a fresh-clone run under two CPU hogs). */
+  if (stats.events_dropped == 0) CHECK_EQ_INT(inner_outside, 0);
+  else fprintf(stderr, "    %llu events dropped (rings full): %ld inner scopes outside an outer\n",
+               (unsigned long long)stats.events_dropped, inner_outside);
 
   /* The stats event agrees with itself, with the trace and with the API. */
   const cJSON *st = find_event(events, "M", "wasmtrace_stats");
