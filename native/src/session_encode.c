@@ -304,7 +304,8 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
   if (v->final && (wt_phases_count() || wt_phases_dropped())) {
     uint16_t order[WT_PHASES_MAX];
     uint8_t lane[WT_PHASES_MAX];
-    if (wt_encode_phases(v, order, lane, NULL) || (v->before_main && wt_phases_dropped())) {
+    if (wt_encode_phases(v, order, lane, NULL) ||
+        (v->before_main && wt_phases_dropped() && wt_config_category_enabled(v->config, "startup"))) {
       wt_json_lit(j, ",");
       wt_encode_write_phases(v, j);
     }
@@ -313,6 +314,8 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
 
 /* ---- the startup timeline ------------------------------------------------ */
 
+/* The timeline is the category "startup": a session whose categories
+ * leave it out (["io"]) writes none of it; the default ["*"] has it. */
 static int phase_wanted(const wt_encode_view *v, const wt_phase *p) {
   double until = v->stop_us > 0 ? v->stop_us : v->start_us;
   if (p->begin_us > until) return 0;
@@ -323,7 +326,7 @@ size_t wt_encode_phases(const wt_encode_view *v, uint16_t order[WT_PHASES_MAX], 
                         int *nlanes) {
   static wt_phase all[WT_PHASES_MAX]; /* the final step's copy: worker only, one step at a time */
   size_t n = 0;
-  uint32_t count = wt_phases_count();
+  uint32_t count = wt_config_category_enabled(v->config, "startup") ? wt_phases_count() : 0;
   for (uint32_t i = 0; i < count; i++) {
     if (!wt_phase_get(i, &all[i]) || !phase_wanted(v, &all[i])) continue;
     /* Insertion sort by begin, the longer first (at most a few hundred). */

@@ -694,6 +694,23 @@ WT_TEST(sessions_started_later_should_write_only_the_phases_that_began_while_the
   wt_phases_reset_for_testing();
 }
 
+/* The timeline is the category "startup": a session that records only
+ * other categories writes none of it. */
+static void io_only_session(wt_session *s) {
+  add_fixed_phases();
+  s->before_main = 1;
+  s->config.category_count = 1;
+  snprintf(s->config.categories[0], sizeof s->config.categories[0], "io");
+}
+WT_TEST(sessions_without_the_startup_category_should_write_no_timeline) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_CHROME, 0, &out, io_only_session));
+  CHECK(strstr((const char *)out.data, "\"startup\"") == NULL);
+  CHECK(strstr((const char *)out.data, "request document") == NULL);
+  free(out.data);
+  wt_phases_reset_for_testing();
+}
+
 /* The table keeps WT_PHASES_MAX phases and counts the rest. */
 WT_TEST(phase_table_should_keep_its_capacity_and_count_the_rest) {
   wt_phases_reset_for_testing();
@@ -982,6 +999,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(folded_stats_line_should_carry_the_startup_phases),
       WT_TEST_ENTRY(sessions_started_later_should_write_only_the_phases_that_began_while_they_recorded),
       WT_TEST_ENTRY(sessions_started_later_should_write_no_startup_when_no_phase_began_while_they_recorded),
+      WT_TEST_ENTRY(sessions_without_the_startup_category_should_write_no_timeline),
       WT_TEST_ENTRY(phase_table_should_keep_its_capacity_and_count_the_rest),
       WT_TEST_ENTRY(encoder_steps_should_leave_budgets_alone_and_keep_the_accounting_exact),
       WT_TEST_ENTRY(gzip_output_should_inflate_to_the_plain_output),
