@@ -137,6 +137,14 @@ export interface CollectedTrace {
   /** The parsed trace, when parse is true (default). */
   profile?: Profile;
   parseError?: string;
+  /**
+   * The page main thread's JS profile (the JS Self-Profiling API, Chromium)
+   * added to the trace as the thread "main (JS)": how many of its samples
+   * fell in the session's window, or why there are none (e.g. the document
+   * was not served with `Document-Policy: js-profiling`). Absent when the
+   * session brought no trace or `jsProfile: false` was given.
+   */
+  jsProfile?: { samples: number; reason: string };
 }
 
 /**
@@ -150,4 +158,6 @@ export function collectTraces(page: PageLike, options?: ModuleOption & {
   outDir?: string;
   parse?: boolean;
   timeoutMs?: number;
+  /** Add the page's JS profile to each trace as "main (JS)" (default true). */
+  jsProfile?: boolean;
 }): Promise<CollectedTrace[]>;

@@ -26,6 +26,7 @@
 // page, and are re-exported here.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { addJsProfile } from '../lib/jsprofile.mjs';
 import { readProfile } from '../lib/profile.mjs';
 import { WasmtraceError } from './trace-assertions.mjs';
 
@@ -452,7 +453,7 @@ function uniqueName(name, used) {
  * their trace, the others fail with the abort's message.
  * It runs in the page, so it uses nothing from this module.
  */
-async function collectInPage(M, { names, aborted }) {
+async function collectInPage(M, { names, aborted, jsProfile }) {
   const toBase64 = (bytes) => {
     let out = '';
     for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
@@ -471,7 +472,7 @@ async function collectInPage(M, { names, aborted }) {
   const list = M.wasmtrace.getStartupSessions();
   const all = list.concat((globalThis.wasmtraceHelperSessions || []).filter((s) => list.indexOf(s) < 0));
   const chosen = names ? all.filter((s) => names.indexOf(s.name) >= 0 || names.indexOf(s.id) >= 0) : all;
-  return Promise.all(chosen.map(async (s) => {
+  const results = await Promise.all(chosen.map(async (s) => {
     const r = { id: s.id, name: s.name, output: s.output };
     const t0 = performance.now();
     try {
@@ -493,23 +494,54 @@ async function collectInPage(M, { names, aborted }) {
     }
     return r;
   }));
+  // The main thread's JS profile, read once the sessions stopped (it ends
+  // there): a reason instead when there is none.
+  let js = null;
+  if (jsProfile) {
+    try {
+      js = typeof M.wasmtrace.jsProfile !== 'function'
+        ? { reason: "the page's wasmtrace shim has no jsProfile() (an app linked with an older wasmtrace)" }
+        : await Promise.race([M.wasmtrace.jsProfile(), new Promise((ok) => setTimeout(() => ok({ reason: 'the JS profile did not come back in 10 s' }), 10000))]);
+    } catch (e) {
+      js = { reason: `reading the JS profile failed: ${String((e && e.message) || e)}` };
+    }
+  }
+  return { results, js };
+}
+
+// The module's bytes when a wasm frame of the JS profile has no name (a
+// stripped build: the column names the function), fetched by the tool
+// (not the page); null otherwise or when it cannot be had.
+async function wasmFor(js) {
+  if (!js || js.reason || !Array.isArray(js.frames) || !Array.isArray(js.resources)) return null;
+  const unnamed = js.frames.find((f) => f && !f.name && /\.wasm(?:[?#]|$)/i.test(js.resources[f.resource] ?? ''));
+  const url = unnamed && js.resources[unnamed.resource];
+  if (!url || !/^https?:/i.test(url)) return null;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(10000) });
+    return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Stops the sessions (all, or those named in `sessions`) and brings their
  * traces back. Each result: { id, name, output, state, error, advice, stats,
  * stopMs, bytes (Buffer), type, file (when outDir is given), profile (parsed,
- * when parse is true), parseError }. A failed session comes back with its
+ * when parse is true), parseError, jsProfile ({ samples, reason }: the
+ * page main thread's JS profile added as the thread "main (JS)", unless
+ * jsProfile is false) }. A failed session comes back with its
  * error rather than throwing. After the runtime aborted, the sessions that
  * had stopped still come back with their traces, the others with the
  * abort's message. Rejects with the page's fault when the page navigated
  * away, closed or crashed (watchPage).
  */
-export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000 } = {}) {
+export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000, jsProfile = true } = {}) {
   const w = watchPage(page);
   if (w.fault && w.fault.code !== 'aborted') throw w.fault;
   const aborted = w.fault ? w.fault.message.replace(/^wasmtrace: /, '') : null;
-  const run = inPage(page, module, collectInPage, { names: sessions ? [].concat(sessions) : null, aborted });
+  const run = inPage(page, module, collectInPage, { names: sessions ? [].concat(sessions) : null, aborted, jsProfile });
   let raw;
   try {
     raw = await guarded(w, within(run, timeoutMs, null), 'gone');
@@ -526,10 +558,22 @@ export async function collectTraces(page, { sessions, outDir, parse = true, modu
       "the page's main thread must return to its event loop to write the traces");
   }
   const used = new Set();
-  return raw.map((r) => {
+  const wasmBytes = await wasmFor(raw.js);
+  return raw.results.map((r) => {
     const out = { ...r, error: r.error ?? null, advice: r.error ? adviceFor(r.error) : null };
     delete out.base64;
     if (r.base64) out.bytes = Buffer.from(r.base64, 'base64');
+    if (out.bytes && raw.js) {
+      // The JS profile's samples in this session's window, as the thread
+      // "main (JS)" (lib/jsprofile.mjs); the trace as it was if it cannot.
+      try {
+        const js = addJsProfile(out.bytes, raw.js, { wasmBytes });
+        out.bytes = js.bytes;
+        out.jsProfile = { samples: js.added, reason: js.reason };
+      } catch (e) {
+        out.jsProfile = { samples: 0, reason: String(e.message || e) };
+      }
+    }
     if (out.bytes && outDir) {
       mkdirSync(outDir, { recursive: true });
       out.file = resolve(join(outDir, uniqueName(basename(r.output) || `${r.name}.trace`, used)));

@@ -5,6 +5,23 @@
 export type WasmtraceSessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
 /** One session object of the config blob (see config/wasmtrace.schema.json). */
+/** The JS Self-Profiling API's trace, as plain data (times: the page's performance.now(), ms). */
+export interface WasmtraceJsProfile {
+  reason: string;
+  intervalMs?: number;
+  startMs?: number;
+  stopMs?: number;
+  /** The browser stopped sampling: its buffer (60,000 samples) was full. */
+  full?: boolean;
+  /** [time, stackId]; no stackId: no JavaScript or wasm ran. */
+  samples?: Array<[number] | [number, number]>;
+  /** [frameId, parentId]; no parentId: outermost. */
+  stacks?: Array<[number] | [number, number]>;
+  /** line and column 1-based; -1 when not given; resource indexes `resources`, -1 for none. */
+  frames?: Array<{ name: string; resource: number; line: number; column: number }>;
+  resources?: string[];
+}
+
 export interface WasmtraceSessionConfig {
   /** Letters, digits, '-', '_', '.'; used in the default output path. */
   name?: string;
@@ -163,6 +180,16 @@ export interface WasmtraceApi {
    * string of 1 to 95 characters.
    */
   mark(name: string): boolean;
+  /**
+   * The page main thread's JavaScript and wasm as the browser sampled them
+   * with the JS Self-Profiling API (Chromium, documents served with
+   * `Document-Policy: js-profiling`), from before the module was fetched
+   * until the first call; every later call gives the same. Callable at any
+   * time. `reason` is '' when there is a profile, else why there is none
+   * (no API, no policy, not the page's main thread). Add it to a trace with
+   * `addJsProfile` (wasmtrace's Node library); `wasmtrace record` does.
+   */
+  jsProfile(): Promise<WasmtraceJsProfile>;
   /**
    * Starts a session now. `config` is one session object of the blob, or its
    * JSON text (at most 1 MiB of UTF-8; lone surrogates become U+FFFD); `{}`

@@ -511,6 +511,18 @@
       timeline.mark(name);
       return true;
     },
+    // The page main thread's JavaScript and wasm as the browser sampled
+    // them (the JS Self-Profiling API, from before the module was fetched
+    // until the first call): a Promise of plain data, { reason: '' ,
+    // intervalMs, startMs, stopMs, full, samples: [[ms, stackId?]],
+    // stacks: [[frameId, parentId?]], frames: [{ name, resource, line,
+    // column }], resources: [url] }, or { reason } saying why there is
+    // none. Every later call gives the same. lib/jsprofile.mjs adds it to
+    // a trace as the thread "main (JS)" (wasmtrace record does).
+    jsProfile: function () {
+      if (!timeline) return Promise.resolve({ reason: "not the page's main thread: only it is profiled" });
+      return timeline.jsProfile();
+    },
     // The sessions started from the config blob before main() (including
     // failed ones, with their error).
     getStartupSessions: function () {

@@ -284,6 +284,55 @@ var wasmtraceStartup = (function () {
     }
   } catch (e) { /* not timed */ }
 
+  // The main thread's JavaScript and wasm as the browser samples them: the
+  // JS Self-Profiling API (Chromium), started here, before the module is
+  // fetched, when the document allows it (served with the header
+  // `Document-Policy: js-profiling`, which `wasmtrace record`'s server
+  // sends). One profile from here until jsProfile() is first called; its
+  // samples are read then (the API gives them only when stopped), and a
+  // reader adds them to a trace as the thread "main (JS)"
+  // (lib/jsprofile.mjs). Without the API or the policy: the reason, once.
+  var JS_PROFILE_INTERVAL_MS = 10, JS_PROFILE_MAX_SAMPLES = 60000; // 10 minutes at 10 ms
+  var jsProfiler = null, jsProfileStart = -1, jsProfileFull = false, jsProfileReason = '', jsProfileTaken = null;
+  try {
+    if (typeof Profiler !== 'function') {
+      jsProfileReason = 'this browser has no JS Self-Profiling API (Profiler): Chromium has it';
+    } else {
+      jsProfileStart = now();
+      jsProfiler = new Profiler({ sampleInterval: JS_PROFILE_INTERVAL_MS, maxBufferSize: JS_PROFILE_MAX_SAMPLES });
+      jsProfiler.addEventListener('samplebufferfull', function () { jsProfileFull = true; });
+    }
+  } catch (e) {
+    jsProfiler = null;
+    jsProfileReason = (e && e.name === 'NotAllowedError' ? 'the document was not served with the header ' +
+      '"Document-Policy: js-profiling"' : 'new Profiler() failed: ' + (e && e.message)) +
+      ' (wasmtrace record sends it; --no-js-profile turns it off)';
+  }
+  function takeJsProfile() {
+    if (jsProfileTaken) return jsProfileTaken;
+    if (!jsProfiler) {
+      jsProfileTaken = Promise.resolve({ reason: jsProfileReason });
+      return jsProfileTaken;
+    }
+    var interval = jsProfiler.sampleInterval;
+    jsProfileTaken = jsProfiler.stop().then(function (trace) {
+      // Plain data (structured-cloneable), on the page's clock in ms.
+      return {
+        reason: '', intervalMs: interval, startMs: jsProfileStart, stopMs: now(), full: jsProfileFull,
+        samples: trace.samples.map(function (x) { return x.stackId === undefined ? [x.timestamp] : [x.timestamp, x.stackId]; }),
+        stacks: trace.stacks.map(function (x) { return x.parentId === undefined ? [x.frameId] : [x.frameId, x.parentId]; }),
+        frames: trace.frames.map(function (f) {
+          return { name: f.name || '', resource: f.resourceId === undefined ? -1 : f.resourceId,
+            line: f.line === undefined ? -1 : f.line, column: f.column === undefined ? -1 : f.column };
+        }),
+        resources: trace.resources.slice(),
+      };
+    }, function (e) {
+      return { reason: 'the JS profiler could not be read: ' + (e && e.message) };
+    });
+    return jsProfileTaken;
+  }
+
   var mainStart = -1, constructorsStart = -1, scriptEnd = -1;
   return {
     // The module is up (wasmtrace's startup constructor): every phase kept
@@ -319,6 +368,8 @@ var wasmtraceStartup = (function () {
       if (mainStart >= 0) add(SPAN, 'main()', mainStart, now());
     },
     mark: function (name) { var t = now(); add(INSTANT, name, t, t); },
+    // The page's JS profile so far (see takeJsProfile): a Promise of plain data.
+    jsProfile: takeJsProfile,
     // The next Worker created is not one of the app's pool (its phases get
     // this label instead of "worker N").
     nameNextWorker: function (label) { nextWorkerLabel = String(label); },

@@ -6,6 +6,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
+import { JS_THREAD_NAME } from './jsprofile.mjs';
 import { startupSummary } from './startup.mjs';
 import { serve } from './serve.mjs';
 import { BROWSERS, launch } from './browser.mjs';
@@ -63,6 +64,10 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
                              $WASMTRACE_FIREFOX or /usr/bin/firefox-esr)
     --chromium <path>        the same as --browser-path, for Chromium
     --port <n>               serve on this port (default: any free port)
+    --no-js-profile          no "main (JS)" thread: the server does not send
+                             Document-Policy: js-profiling, and the page's
+                             JS profile is not added (Chromium samples the
+                             main thread's JS and wasm at 10 ms with it)
   output:
     -o, --out <dir>          where traces go (default wasmtrace-traces)
     --top <n>                functions in the summary (default 5)
@@ -228,6 +233,11 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   if (wrap) lines.push(`  ${wrap}`);
   const startup = startupSummary(p?.startup);
   if (startup) lines.push(`  startup: ${printable(startup)}`);
+  if (r.jsProfile) {
+    lines.push(r.jsProfile.samples
+      ? `  ${JS_THREAD_NAME}: ${r.jsProfile.samples} samples of the page main thread's JS and wasm (the browser's JS Self-Profiling API)`
+      : `  ${JS_THREAD_NAME}: none: ${printable(r.jsProfile.reason)}`);
+  }
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;
@@ -241,15 +251,16 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   const totals = new Map();
   for (const t of p.threads) {
     const { total, idle, partial, waiting } = threadTotals(t);
-    all += total;
+    if (t.name !== JS_THREAD_NAME) all += total;
     const rows = functionTable(t).map((x) => ({ name: x.name, self: x.self - x.waiting })).filter((x) => x.self > 0)
       .sort((a, b) => b.self - a.self);
-    for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
+    // The JS profile is a second view of the main thread: not counted twice.
+    if (t.name !== JS_THREAD_NAME) for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
     const topRows = rows.slice(0, 3).map((x) => `${printable(x.name)} ${x.self * 100 < total ? "<1" : ((100 * x.self) / total).toFixed(0)}%`).join(', ');
     const waitPct = total ? `${((100 * waiting) / total).toFixed(0)}%` : '-';
     lines.push(`  ${printable(t.name).padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${String(partial).padStart(7)}  ${waitPct.padStart(7)}  ${topRows || '-'}`);
   }
-  lines.push(`  top self functions, all threads (${all} samples):`);
+  lines.push(`  top self functions, all threads${p.threads.some((t) => t.name === JS_THREAD_NAME) ? ` but ${JS_THREAD_NAME}` : ''} (${all} samples):`);
   for (const [name, n] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     lines.push(`    ${((100 * n) / all).toFixed(1).padStart(5)}%  ${printable(name)}`);
   }
@@ -332,7 +343,8 @@ async function record(positionals, v, io) {
   const progress = v.quiet ? () => {} : (line) => io.err(`wasmtrace record: ${line}`);
   const t0 = Date.now();
 
-  const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0 }) : null;
+  const jsProfile = !v['no-js-profile'];
+  const server = target.dir ? await serve(target.dir, { port: v.port ? Number(v.port) : 0, jsProfiling: jsProfile }) : null;
   let browser = null;
   let page = null;
   const consoleLines = [];
@@ -465,7 +477,7 @@ async function record(positionals, v, io) {
       }[waited.reason];
       progress(`${why}; stopping the sessions`);
     }
-    const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: Math.max(timeoutMs / 2, 10000) });
+    const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: Math.max(timeoutMs / 2, 10000), jsProfile });
     const cwd = process.cwd();
     io.out('');
     io.out(`wasmtrace record: ${results.length} session(s) from ${url.split('?')[0]} in ${secs(Date.now() - t0)}`);
@@ -623,6 +635,7 @@ const OPTIONS = {
   browser: { type: 'string' },
   'browser-path': { type: 'string' },
   port: { type: 'string' },
+  'no-js-profile': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   top: { type: 'string' },
   // report

@@ -146,5 +146,29 @@ export function reportData(profile: Profile, options?: { title?: string; file?: 
  * Only files whose real path is under `dir` (or under one of linksInto) are
  * served, and only to requests for the server's own host (DNS rebinding).
  */
-export function serve(dir: string, options?: { port?: number; host?: string; quiet?: boolean; linksInto?: string[] }):
+export function serve(dir: string, options?: { port?: number; host?: string; quiet?: boolean; linksInto?: string[];
+  /** Send `Document-Policy: js-profiling` (the page's JS profile, Chromium). Default false. */
+  jsProfiling?: boolean }):
   Promise<{ url: string; port: number; close(): Promise<void> }>;
+
+/** The name of the thread addJsProfile adds. */
+export const JS_THREAD_NAME: 'main (JS)';
+/**
+ * Adds the page main thread's JS profile (Module.wasmtrace.jsProfile(), the
+ * browser's JS Self-Profiling API) to a wasmtrace trace of any format, gzip
+ * or not, as the thread "main (JS)": the samples in the session's window,
+ * weighted in the session's sampling periods. `added` samples, or the
+ * `reason` there are none. wasmBytes: the app's module, to name the wasm
+ * functions of a stripped build ("wasm-function[N]"). Throws a TraceError
+ * for a trace or profile it cannot read.
+ */
+export function addJsProfile(trace: Uint8Array, profile: unknown, options?: { wasmBytes?: Uint8Array | null }):
+  { bytes: Buffer | Uint8Array; added: number; reason: string };
+/** Reads a JS profile into frames (name, url, line, column, kind) and samples (ts in us, stack of frame indexes, root first). */
+export function readJsProfile(profile: unknown, options?: { wasmFunctionAt?: ((offset: number) => number | null) | null }): {
+  intervalMs: number; full: boolean;
+  frames: Array<{ name: string; url: string; line: number; column: number; kind: 'wasm' | 'js' | 'native' }>;
+  samples: Array<{ ts: number; stack: number[] }>;
+};
+/** offset -> wasm function index of the module's code (null when out of range), or null for bytes it cannot read. */
+export function wasmFunctionLocator(bytes: Uint8Array): ((offset: number) => number | null) | null;

@@ -83,8 +83,9 @@ async function fileFor(root, urlPath, also) {
 /**
  * Serves `dir`; resolves to { url, port, close() }. linksInto: directories
  * outside `dir` that symlinks inside it may lead to (default none).
+ * jsProfiling: send `Document-Policy: js-profiling` (the JS profile).
  */
-export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, linksInto = [] } = {}) {
+export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, linksInto = [], jsProfiling = false } = {}) {
   // The boundary is the root's real path: a root given through a symlink
   // still serves its own files.
   const root = await realpath(resolve(dir));
@@ -96,6 +97,9 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, l
       'Cross-Origin-Embedder-Policy': 'require-corp',
       'Cross-Origin-Resource-Policy': 'same-origin',
       'Cache-Control': 'no-store',
+      // Lets the page (and its workers) run the JS Self-Profiling API
+      // (Chromium): the shim's "main (JS)" profile.
+      ...(jsProfiling ? { 'Document-Policy': 'js-profiling' } : {}),
     };
     try {
       if (!hosts.has(String(req.headers.host || '').toLowerCase())) {

@@ -134,6 +134,8 @@ TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 # The startup timeline: run dependencies, worker loading and wasm
 # instantiation as each version does them.
 TOOLCHAIN_TESTS+=(tests/browser/timeline.test.mjs)
+# The main thread's JS profile (the JS Self-Profiling API; Chromium).
+TOOLCHAIN_TESTS+=(tests/browser/jsprofile.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
@@ -157,7 +159,8 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/formats.test.mjs tests/browser/readers.test.mjs tests/browser/cli.test.mjs
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
-  tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs)
+  tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs
+  tests/browser/jsprofile.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {

@@ -16,13 +16,15 @@ import { collectTraces } from '../../js/playwright.mjs';
  * @param {number} [o.timeoutMs] how long the page may take to get there
  * @param {(page) => Promise<void>} [o.beforeStop] runs in between
  * @param {string} [o.browser] the browser (default: the browser under test)
+ * @param {boolean} [o.jsProfiling] serve with Document-Policy: js-profiling
+ *   (the page's JS profile becomes each trace's "main (JS)" thread)
  * @returns {Promise<{sessions: object[], console: string[], collectedAt: number}>}
  *   sessions as collectTraces returns them (bytes, stats, state, error),
  *   unparsed; collectedAt: Date.now() once they had stopped
  */
 export async function recordPage({ dir, path = 'index.html', waitFor = 'window.sampleStartupComplete === true',
-  timeoutMs = 120000, beforeStop, browser: browserName = testBrowser } = {}) {
-  const server = await serve(dir);
+  timeoutMs = 120000, beforeStop, browser: browserName = testBrowser, jsProfiling = false } = {}) {
+  const server = await serve(dir, { jsProfiling });
   const browser = await launch({ browser: browserName });
   const consoleLines = [];
   try {

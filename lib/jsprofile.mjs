@@ -1,0 +1,462 @@
+// The page main thread's JavaScript and wasm as the browser sampled them
+// (the JS Self-Profiling API: Module.wasmtrace.jsProfile(), started by the
+// shim's pre-js before the module is fetched), added to a wasmtrace trace
+// as one more thread, "main (JS)", on the trace's own clock (both are the
+// page's performance.now(); the trace in microseconds). The shadow-stack
+// samples say what the app's C/C++ did on every pthread; this thread says
+// what the main thread's JavaScript did around it (the Emscripten glue,
+// fetch and compile callbacks, the app's own JS) and names the wasm
+// functions the browser saw running, at the browser's 10 ms.
+//
+//   addJsProfile(traceBytes, profile) -> { bytes, added, reason }
+//
+// Every format: chrome (thread_name metadata and one Profile/ProfileChunk
+// pair on a tid of its own), firefox (a thread of the processed profile)
+// and folded (lines "main (JS);outer;inner count"). Sample weights are
+// counted in the session's sampling periods, like wasmtrace's own samples,
+// so that the views compare the two (a 10 ms sample of a 1 ms session
+// weighs 10). Only samples in the session's window are added: from its
+// start (or from the first phase of its startup timeline, which a session
+// started before main() carries) to its stop.
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { basename } from 'node:path';
+import { detectFormat } from './profile.mjs';
+import { TraceError } from './trace.mjs';
+
+export const JS_THREAD_NAME = 'main (JS)';
+/** The tid of the thread in chrome traces (wasmtrace's threads are slot + 1, the startup tracks 100000 + lane). */
+export const JS_THREAD_TID = 90000;
+const MAX_SAMPLES = 1_000_000;
+const MAX_DEPTH = 4096;
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * Reads a WasmtraceJsProfile (the page's plain data; any value) into
+ * { intervalMs, frames: [{ name, url, line, column, kind }], samples:
+ * [{ ts (us), stack: [frame index, root first] }] }, or throws a
+ * TraceError naming what is wrong. kind: 'wasm' (the frame's resource is a
+ * .wasm file), 'js' (another script), 'native' (no resource: a browser
+ * builtin such as fetch or js-to-wasm). A wasm function the module's name
+ * section does not name (a stripped build) is "wasm-function[<index>]",
+ * the name wasmtrace's own samples give it, when the caller passes the
+ * module's bytes (wasmFunctionAt).
+ */
+export function readJsProfile(profile, { wasmFunctionAt = null } = {}) {
+  if (!isObject(profile)) throw new TraceError('the JS profile is not an object');
+  if (typeof profile.reason === 'string' && profile.reason) throw new TraceError(`no JS profile: ${profile.reason}`);
+  const { samples, stacks, frames, resources } = profile;
+  for (const [name, v] of Object.entries({ samples, stacks, frames, resources })) {
+    if (!Array.isArray(v)) throw new TraceError(`the JS profile's ${name} is not an array`);
+  }
+  if (samples.length > MAX_SAMPLES) throw new TraceError(`the JS profile has ${samples.length} samples (at most ${MAX_SAMPLES})`);
+  const intervalMs = isNum(profile.intervalMs) && profile.intervalMs > 0 ? profile.intervalMs : 10;
+  const urls = resources.map((r) => (typeof r === 'string' ? r : ''));
+  const outFrames = frames.map((f, i) => {
+    if (!isObject(f)) throw new TraceError(`the JS profile's frame ${i} is not an object`);
+    const url = Number.isInteger(f.resource) && f.resource >= 0 && f.resource < urls.length ? urls[f.resource] : '';
+    const file = url ? basename(url.split(/[?#]/)[0]) : '';
+    const kind = !url ? 'native' : /\.wasm$/i.test(file) ? 'wasm' : 'js';
+    const line = Number.isInteger(f.line) && f.line > 0 ? f.line : -1;
+    const column = Number.isInteger(f.column) && f.column > 0 ? f.column : -1;
+    let name = typeof f.name === 'string' ? f.name.slice(0, 1024) : '';
+    if (kind === 'wasm') {
+      // Chromium names a function without a name-section entry
+      // "$func<index>" or leaves the name empty; the column is then the
+      // function's offset in the module.
+      const m = /^(?:\$func|wasm-function\[)(\d+)\]?$/.exec(name);
+      if (m) name = `wasm-function[${m[1]}]`;
+      else if (!name) {
+        const index = wasmFunctionAt && column > 0 ? wasmFunctionAt(column) : null;
+        name = index !== null && index !== undefined ? `wasm-function[${index}]` : `(wasm ${file}:${column})`;
+      }
+    } else if (!name) name = kind === 'js' ? '(anonymous)' : '(native)';
+    return { name, url, line, column, kind };
+  });
+  // Stacks: each a frame and the stack it was called from; resolved to
+  // root-first frame lists once per stack (and cached), with cycles and
+  // bad references refused.
+  const resolved = new Array(stacks.length);
+  const stackOf = (id) => {
+    if (!Number.isInteger(id) || id < 0 || id >= stacks.length) throw new TraceError(`the JS profile refers to unknown stack ${JSON.stringify(id)}`);
+    if (resolved[id]) return resolved[id];
+    const chain = [];
+    let at = id;
+    while (at !== undefined && at !== null) {
+      if (resolved[at]) break;
+      if (chain.length >= MAX_DEPTH) throw new TraceError(`the JS profile's stack ${id} is deeper than ${MAX_DEPTH} (a cycle?)`);
+      if (!Number.isInteger(at) || at < 0 || at >= stacks.length) throw new TraceError(`the JS profile refers to unknown stack ${JSON.stringify(at)}`);
+      const s = stacks[at];
+      if (!Array.isArray(s) || !Number.isInteger(s[0]) || s[0] < 0 || s[0] >= outFrames.length) {
+        throw new TraceError(`the JS profile's stack ${at} is not [frame, parent?] with a known frame`);
+      }
+      chain.push(at);
+      at = s[1];
+    }
+    let prefix = at !== undefined && at !== null ? resolved[at] : [];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      prefix = prefix.concat([stacks[chain[i]][0]]);
+      if (prefix.length > MAX_DEPTH) throw new TraceError(`the JS profile's stack ${id} is deeper than ${MAX_DEPTH}`);
+      resolved[chain[i]] = prefix;
+    }
+    return resolved[id];
+  };
+  let last = -Infinity;
+  const outSamples = samples.map((x, i) => {
+    if (!Array.isArray(x) || !isNum(x[0])) throw new TraceError(`the JS profile's sample ${i} is not [time, stack?]`);
+    const ts = x[0] * 1000;
+    if (ts < last) throw new TraceError(`the JS profile's samples are not in time order (sample ${i})`);
+    last = ts;
+    return { ts, stack: x.length > 1 && x[1] !== null && x[1] !== undefined ? stackOf(x[1]) : [] };
+  });
+  return { intervalMs, frames: outFrames, samples: outSamples, full: profile.full === true };
+}
+
+/**
+ * The function index of the wasm function whose code starts at `offset`
+ * (the column Chromium gives a wasm frame), from the module's bytes: a
+ * lookup built once by reading the import and code sections. Returns a
+ * function (offset -> index or null), or null when the bytes are not a
+ * wasm module it can read.
+ */
+export function wasmFunctionLocator(bytes) {
+  const b = bytes instanceof Uint8Array ? bytes : null;
+  if (!b || b.length < 8 || b[0] !== 0 || b[1] !== 0x61 || b[2] !== 0x73 || b[3] !== 0x6d) return null;
+  let p = 8;
+  const leb = () => {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (p >= b.length || shift > 35) throw new RangeError('truncated');
+      const c = b[p++];
+      v += (c & 0x7f) * 2 ** shift;
+      if (!(c & 0x80)) return v;
+      shift += 7;
+    }
+  };
+  try {
+    let imported = 0;
+    let starts = null;
+    while (p < b.length) {
+      const id = b[p++];
+      const size = leb();
+      const end = p + size;
+      if (end > b.length) return null;
+      if (id === 2) { // imports: count the functions (kind 0)
+        const n = leb();
+        for (let i = 0; i < n; i++) {
+          const moduleName = leb();
+          p += moduleName;
+          const fieldName = leb();
+          p += fieldName;
+          const kind = b[p++];
+          if (kind === 0) { leb(); imported++; } else if (kind === 1) { p++; const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 2) { const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 3) { p += 2; } else if (kind === 4) { p++; leb(); } else return null;
+        }
+      } else if (id === 10) { // code: each body's offset
+        const n = leb();
+        starts = [];
+        for (let i = 0; i < n; i++) {
+          const bodySize = leb();
+          starts.push(p);
+          p += bodySize;
+        }
+      }
+      p = end;
+    }
+    if (!starts) return null;
+    return (offset) => {
+      // The body that contains the offset (Chromium's column: the body's
+      // first byte, or one past it depending on the version).
+      let lo = 0;
+      let hi = starts.length - 1;
+      if (hi < 0 || offset < starts[0] - 1) return null;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= offset + 1) lo = mid;
+        else hi = mid - 1;
+      }
+      return imported + lo;
+    };
+  } catch {
+    return null;
+  }
+}
+
+// The session's window and interval, from what the reader found.
+function windowOf(session, stats, startup) {
+  const startUs = isNum(session?.startTimeUs) ? session.startTimeUs : isNum(stats?.startTimeUs) ? stats.startTimeUs : -Infinity;
+  const stopUs = isNum(stats?.stopTimeUs) ? stats.stopTimeUs : Infinity;
+  let from = startUs;
+  for (const ph of startup?.phases ?? []) if (isNum(ph?.beginUs) && ph.beginUs < from) from = ph.beginUs;
+  const intervalUs = isNum(session?.intervalUs) && session.intervalUs > 0 ? session.intervalUs : 1000;
+  return { from, to: stopUs, intervalUs, startUs: isNum(startUs) ? startUs : 0 };
+}
+
+// Weights in the session's periods (see profile.mjs gridWeights).
+function weights(samples, intervalUs) {
+  return samples.map((s, i) => {
+    if (i === 0) return 1; // as readers weigh a thread's first sample (profile.mjs gridWeights)
+    const periods = Math.floor(s.ts / intervalUs) - Math.floor(samples[i - 1].ts / intervalUs);
+    return Math.min(Math.max(periods, 1), 65535);
+  });
+}
+
+/**
+ * Adds the JS profile to a wasmtrace trace (Buffer or Uint8Array, gzip or
+ * not; any of the three formats). Returns { bytes (gzip if the input was),
+ * added (samples added), reason ('' or why none were) }. A trace that
+ * already has the thread is left as it is. Throws a TraceError for a trace
+ * or profile it cannot read.
+ */
+export function addJsProfile(traceBytes, profile, { wasmBytes = null } = {}) {
+  if (isObject(profile) && typeof profile.reason === 'string' && profile.reason) {
+    return { bytes: traceBytes, added: 0, reason: profile.reason };
+  }
+  const locator = wasmBytes ? wasmFunctionLocator(wasmBytes) : null;
+  const js = readJsProfile(profile, { wasmFunctionAt: locator });
+  const raw = Buffer.from(traceBytes);
+  const gz = raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b;
+  const text = (gz ? gunzipSync(raw) : raw).toString('utf8');
+  const format = detectFormat(text);
+  let out;
+  let added;
+  if (format === 'chrome') [out, added] = addChrome(text, js);
+  else if (format === 'firefox') [out, added] = addFirefox(text, js);
+  else if (format === 'folded') [out, added] = addFolded(text, js);
+  else throw new TraceError(`not a trace wasmtrace wrote (format ${format})`);
+  if (out === null) return { bytes: traceBytes, added: 0, reason: `the trace already has a "${JS_THREAD_NAME}" thread` };
+  const bytes = Buffer.from(out, 'utf8');
+  return {
+    bytes: gz ? gzipSync(bytes) : bytes,
+    added,
+    reason: added ? '' : "no JS sample fell in the session's window",
+  };
+}
+
+function inWindow(js, w) {
+  return js.samples.filter((s) => s.ts >= w.from && s.ts <= w.to);
+}
+
+// ---- chrome ---------------------------------------------------------------------
+
+function addChrome(text, js) {
+  const doc = JSON.parse(text);
+  const events = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.traceEvents) ? doc.traceEvents : null;
+  if (!events) throw new TraceError('chrome trace: no event array');
+  let session = null;
+  let stats = null;
+  let pid = 1;
+  for (const e of events) {
+    if (!isObject(e) || e.ph !== 'M') continue;
+    if (e.name === 'wasmtrace_session') session = e.args;
+    else if (e.name === 'wasmtrace_stats') stats = e.args;
+    else if (e.name === 'process_name' && e.pid !== undefined) pid = e.pid;
+    else if (e.name === 'thread_name' && e.args?.name === JS_THREAD_NAME) return [null, 0];
+  }
+  const w = windowOf(session, stats, stats?.startup);
+  const samples = inWindow(js, w);
+  if (!samples.length) return [text, 0];
+  // Nodes: one per distinct (parent node, frame), root "(root)" id 1;
+  // an empty stack is the root's "(idle)" child.
+  const nodes = [{ id: 1, callFrame: callFrame('(root)') }];
+  const index = new Map();
+  const child = (parent, key, frame) => {
+    const k = `${parent}:${key}`;
+    let id = index.get(k);
+    if (!id) {
+      id = nodes.length + 1;
+      index.set(k, id);
+      nodes.push({ id, parent, callFrame: frame });
+    }
+    return id;
+  };
+  const ids = samples.map((s) => {
+    if (!s.stack.length) return child(1, 'idle', callFrame('(idle)'));
+    let at = 1;
+    for (const f of s.stack) {
+      const fr = js.frames[f];
+      at = child(at, f, callFrame(fr.name, fr.url, fr.line, fr.column));
+    }
+    return at;
+  });
+  const deltas = samples.map((s, i) => Math.round(s.ts - (i ? samples[i - 1].ts : samples[0].ts)));
+  const first = Math.round(samples[0].ts);
+  const id = `0x${JS_THREAD_TID.toString(16)}`;
+  const cat = 'disabled-by-default-v8.cpu_profiler';
+  const tid = JS_THREAD_TID;
+  const last = Math.round(samples[samples.length - 1].ts);
+  events.push(
+    { ph: 'M', cat: '__metadata', name: 'thread_name', pid, tid, ts: 0, args: { name: JS_THREAD_NAME } },
+    // DevTools' engine lists only threads with a trace event besides samples.
+    { ph: 'X', cat: 'wasmtrace', name: 'JS Self-Profiling API', pid, tid, ts: first, dur: last - first,
+      args: { intervalMs: js.intervalMs, samples: samples.length, bufferFull: js.full } },
+    { ph: 'M', cat: '__metadata', name: 'thread_sort_index', pid, tid, ts: 0, args: { sort_index: 0 } },
+    { ph: 'P', cat, name: 'Profile', id, pid, tid, ts: first, args: { data: { startTime: first } } },
+    {
+      ph: 'P', cat, name: 'ProfileChunk', id, pid, tid, ts: last,
+      args: { data: { cpuProfile: { nodes, samples: ids }, timeDeltas: deltas } },
+    },
+  );
+  return [serializeChrome(doc, events), samples.length];
+}
+
+// chrome's callFrame: 0-based line and column, -1 when unknown (the JS
+// Self-Profiling API's are 1-based).
+function callFrame(name, url = '', line = -1, column = -1) {
+  return { functionName: name, scriptId: 0, url, lineNumber: line > 0 ? line - 1 : -1, columnNumber: column > 0 ? column - 1 : -1 };
+}
+
+// One event per line, as wasmtrace writes it (readable, diffable).
+function serializeChrome(doc, events) {
+  const body = `[\n${events.map((e) => JSON.stringify(e)).join(',\n')}\n]\n`;
+  if (Array.isArray(doc)) return body;
+  const { traceEvents, ...rest } = doc;
+  return `${JSON.stringify(rest).slice(0, -1)}${Object.keys(rest).length ? ',' : ''}"traceEvents":${body}}\n`;
+}
+
+// ---- firefox --------------------------------------------------------------------
+
+function addFirefox(text, js) {
+  const p = JSON.parse(text);
+  if (!isObject(p) || !Array.isArray(p.threads) || !isObject(p.meta)) throw new TraceError('Firefox profile without meta and threads');
+  if (p.threads.some((t) => isObject(t) && t.name === JS_THREAD_NAME)) return [null, 0];
+  const wt = isObject(p.meta.wasmtrace) ? p.meta.wasmtrace : null;
+  const w = windowOf(wt, wt, wt?.startup);
+  const samples = inWindow(js, w);
+  if (!samples.length) return [text, 0];
+  const strings = isObject(p.shared) && Array.isArray(p.shared.stringArray) ? p.shared.stringArray : null;
+  if (!strings) throw new TraceError('Firefox profile without shared.stringArray (not one wasmtrace wrote)');
+  const stringIndex = new Map();
+  const str = (s) => {
+    let i = stringIndex.get(s);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(s);
+      stringIndex.set(s, i);
+    }
+    return i;
+  };
+  const categories = Array.isArray(p.meta.categories) ? p.meta.categories : (p.meta.categories = []);
+  const category = (name, color) => {
+    let i = categories.findIndex((c) => isObject(c) && c.name === name);
+    if (i < 0) {
+      i = categories.length;
+      categories.push({ name, color, subcategories: ['Other'] });
+    }
+    return i;
+  };
+  const catOf = { wasm: category('WebAssembly', 'blue'), js: category('JavaScript', 'yellow'), native: category('Other', 'grey') };
+  const idleCat = category('Idle', 'transparent');
+  const main = p.threads.find((t) => isObject(t) && t.isMainThread) ?? p.threads[0] ?? {};
+  // Functions and frames: one per JS profile frame used; "(idle)" for an empty stack.
+  const func = { name: [], isJS: [], relevantForJS: [], resource: [], fileName: [], lineNumber: [], columnNumber: [] };
+  const frame = { func: [], category: [], subcategory: [], address: [], inlineDepth: [], nativeSymbol: [], innerWindowID: [], line: [], column: [] };
+  const frameOf = new Map();
+  const addFrame = (key, name, kind, url, line, column, cat) => {
+    let i = frameOf.get(key);
+    if (i !== undefined) return i;
+    i = frame.func.length;
+    frameOf.set(key, i);
+    func.name.push(str(name));
+    func.isJS.push(kind === 'js');
+    func.relevantForJS.push(kind === 'native');
+    func.resource.push(-1);
+    func.fileName.push(url ? str(url) : null);
+    func.lineNumber.push(line > 0 ? line : null);
+    func.columnNumber.push(column > 0 ? column : null);
+    frame.func.push(i);
+    frame.category.push(cat);
+    frame.subcategory.push(0);
+    frame.address.push(-1);
+    frame.inlineDepth.push(0);
+    frame.nativeSymbol.push(null);
+    frame.innerWindowID.push(0);
+    frame.line.push(line > 0 ? line : null);
+    frame.column.push(column > 0 ? column : null);
+    return i;
+  };
+  const stackTable = { frame: [], prefix: [] };
+  const stackIndex = new Map();
+  const stackFor = (prefix, fr) => {
+    const k = `${prefix}:${fr}`;
+    let i = stackIndex.get(k);
+    if (i === undefined) {
+      i = stackTable.frame.length;
+      stackIndex.set(k, i);
+      stackTable.frame.push(fr);
+      stackTable.prefix.push(prefix);
+    }
+    return i;
+  };
+  const stackCol = samples.map((s) => {
+    if (!s.stack.length) return stackFor(null, addFrame('idle', '(idle)', 'native', '', -1, -1, idleCat));
+    let at = null;
+    for (const f of s.stack) {
+      const fr = js.frames[f];
+      at = stackFor(at, addFrame(f, fr.name, fr.kind, fr.url, fr.line, fr.column, catOf[fr.kind]));
+    }
+    return at;
+  });
+  const ms = (us) => Math.round(us - w.startUs) / 1000;
+  const withLength = (t) => ({ length: Object.values(t)[0].length, ...t });
+  p.threads.push({
+    name: JS_THREAD_NAME,
+    isMainThread: false,
+    processType: main.processType ?? 'default',
+    processName: main.processName ?? 'wasmtrace',
+    processStartupTime: main.processStartupTime ?? 0,
+    processShutdownTime: main.processShutdownTime ?? null,
+    registerTime: ms(samples[0].ts),
+    unregisterTime: null,
+    pausedRanges: [],
+    showMarkersInTimeline: false,
+    pid: main.pid ?? '1',
+    tid: String(JS_THREAD_TID),
+    samples: {
+      length: samples.length,
+      weightType: 'samples',
+      weight: weights(samples, w.intervalUs),
+      stack: stackCol,
+      time: samples.map((s) => ms(s.ts)),
+    },
+    stackTable: withLength(stackTable),
+    frameTable: withLength(frame),
+    funcTable: withLength(func),
+    resourceTable: { length: 0, lib: [], name: [], host: [], type: [] },
+    nativeSymbols: { length: 0, libIndex: [], address: [], name: [], functionSize: [] },
+    markers: { length: 0, name: [], category: [], startTime: [], endTime: [], phase: [], data: [] },
+  });
+  return [`${JSON.stringify(p)}\n`, samples.length];
+}
+
+// ---- folded ---------------------------------------------------------------------
+
+// As the folded encoder writes names: ';' would split a frame, and a line
+// break would end the line.
+const foldedName = (s) => s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f]/g, ' ');
+
+function addFolded(text, js) {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('# wasmtrace {'));
+  let record = null;
+  try {
+    record = at >= 0 ? JSON.parse(lines[at].slice('# wasmtrace '.length)) : null;
+  } catch {
+    throw new TraceError("folded stacks: the '# wasmtrace' record is not JSON");
+  }
+  if (lines.some((l) => l.startsWith(`${JS_THREAD_NAME};`))) return [null, 0];
+  const w = windowOf(record, record?.stats, record?.stats?.startup);
+  const samples = inWindow(js, w);
+  if (!samples.length) return [text, 0];
+  const ws = weights(samples, w.intervalUs);
+  const counts = new Map();
+  samples.forEach((s, i) => {
+    const key = [JS_THREAD_NAME, ...(s.stack.length ? s.stack.map((f) => foldedName(js.frames[f].name)) : ['(idle)'])].join(';');
+    counts.set(key, (counts.get(key) ?? 0) + ws[i]);
+  });
+  const added = [...counts].map(([k, n]) => `${k} ${n}`);
+  const where = at >= 0 ? at : lines.length - (lines[lines.length - 1] === '' ? 1 : 0);
+  lines.splice(where, 0, ...added);
+  return [lines.join('\n'), samples.length];
+}

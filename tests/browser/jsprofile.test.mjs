@@ -1,0 +1,155 @@
+// The page main thread's JavaScript and wasm as the browser samples them
+// (js/wasmtrace_pre.js starts the JS Self-Profiling API; lib/jsprofile.mjs
+// adds it to each trace as "main (JS)"), in the browser under test and the
+// wasm tree under test. Chromium, served with Document-Policy: js-profiling:
+// every format has the thread, its stacks hold both the Emscripten glue's
+// JS functions and named wasm functions, its samples of main() fall inside
+// main() and inside the main thread's own sampled activity, and DevTools'
+// engine and the Firefox Profiler open it. Without the policy, or in
+// Firefox (no API): no thread, and the reason.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
+import { recordPage } from '../lib/record.mjs';
+import { testBrowser } from '../lib/test-browser.mjs';
+import { importWithDevTools } from '../lib/devtools.mjs';
+import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
+import { JS_THREAD_NAME } from '../../lib/jsprofile.mjs';
+import { readProfile } from '../../lib/profile.mjs';
+import { parseTrace } from '../../lib/trace.mjs';
+import { startupMoments } from '../../lib/startup.mjs';
+
+const sampleDir = join(wasmBuildDir, 'samples/startup');
+const SESSIONS = ['chrome', 'firefox', 'folded'].map((format) => ({
+  name: `js-${format}`, format, output: `/traces/js-${format}.gz`, compression: 'gzip', sampling: { intervalUs: 1000 },
+}));
+const CONFIG = { sessions: SESSIONS };
+const chromium = testBrowser === 'chromium';
+
+async function record(jsProfiling) {
+  const rec = await recordPage({
+    dir: sampleDir,
+    path: `index.html?wasmtrace=${encodeURIComponent(JSON.stringify(CONFIG))}`,
+    jsProfiling,
+    beforeStop: (page) => page.evaluate(async () => {
+      await Promise.all(Module.wasmtrace.getStartupSessions().map((s) => s.stop()));
+    }),
+  });
+  const byName = new Map(rec.sessions.map((s) => [s.name, s]));
+  for (const { name } of SESSIONS) assert.equal(byName.get(name)?.state, 'stopped', `${name}: ${byName.get(name)?.error}`);
+  return byName;
+}
+
+describe(`the main thread's JS profile in ${testBrowser} (${wasmBuildDir})`, () => {
+  let byName, chrome, events;
+  before(async () => {
+    byName = await record(true);
+    chrome = readProfile(byName.get('js-chrome').bytes);
+    events = parseTrace(byName.get('js-chrome').bytes);
+  });
+
+  test('Firefox has no JS Self-Profiling API: no thread, and the reason', { skip: chromium && 'Chromium has the API' }, () => {
+    for (const { name } of SESSIONS) {
+      const s = byName.get(name);
+      assert.equal(s.jsProfile.samples, 0);
+      assert.match(s.jsProfile.reason, /no JS Self-Profiling API/);
+      assert.ok(!readProfile(s.bytes).threads.some((t) => t.name === JS_THREAD_NAME));
+    }
+  });
+
+  test('every format has the thread, with the samples the helper says it added', { skip: !chromium && 'Chromium only' }, (t) => {
+    const counts = SESSIONS.map(({ name }) => {
+      const s = byName.get(name);
+      assert.equal(s.jsProfile.reason, '', name);
+      const th = readProfile(s.bytes).threads.find((x) => x.name === JS_THREAD_NAME);
+      assert.ok(th, `${name}: no "${JS_THREAD_NAME}" thread`);
+      if (name !== 'js-folded') assert.equal(th.samples.length, s.jsProfile.samples, name);
+      return s.jsProfile.samples;
+    });
+    t.diagnostic(`samples: ${counts.join(', ')}`);
+    // The sessions stopped together: their windows differ by less than one 10 ms sample.
+    assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `counts ${counts}`);
+    assert.ok(counts[0] >= 20, `only ${counts[0]} samples at 10 ms over the startup`);
+  });
+
+  test('its stacks hold the Emscripten glue\'s JS functions and named wasm functions', { skip: !chromium && 'Chromium only' }, (t) => {
+    const chunk = events.find((e) => e.ph === 'P' && e.name === 'ProfileChunk' &&
+      events.some((m) => m.name === 'thread_name' && m.tid === e.tid && m.args?.name === JS_THREAD_NAME));
+    assert.ok(chunk, 'no ProfileChunk of the thread');
+    const nodes = new Map(chunk.args.data.cpuProfile.nodes.map((n) => [n.id, n]));
+    const kinds = (id) => {
+      const out = { js: new Set(), wasm: new Set() };
+      for (let n = nodes.get(id); n; n = nodes.get(n.parent)) {
+        const f = n.callFrame;
+        if (/\.js$/.test(f.url) && f.functionName && f.functionName !== '(anonymous)') out.js.add(f.functionName);
+        if (/\.wasm$/.test(f.url) && !/^wasm-function|^\(wasm /.test(f.functionName)) out.wasm.add(f.functionName);
+      }
+      return out;
+    };
+    const mixed = chunk.args.data.cpuProfile.samples.map(kinds).filter((k) => k.js.size && k.wasm.size);
+    assert.ok(mixed.length > 0, 'no sample with both a JS function and a named wasm function on its stack');
+    const glue = new Set(mixed.flatMap((k) => [...k.js]));
+    const wasm = new Set(mixed.flatMap((k) => [...k.wasm]));
+    t.diagnostic(`JS: ${[...glue].slice(0, 8).join(', ')}; wasm: ${[...wasm].slice(0, 8).join(', ')}`);
+    assert.ok(glue.has('callMain'), `callMain not among ${[...glue]}`);
+    assert.ok(wasm.has('main'), `main not among ${[...wasm]}`);
+  });
+
+  test('its samples of main() fall inside main() and inside the main thread\'s sampled activity', { skip: !chromium && 'Chromium only' }, (t) => {
+    const js = chrome.threads.find((x) => x.name === JS_THREAD_NAME);
+    const main = chrome.threads.find((x) => x.name === 'main');
+    const m = startupMoments(chrome.startup);
+    const inMain = js.samples.filter((s) => s.stack.includes('callMain') && s.stack.includes('main'));
+    assert.ok(inMain.length > 0, 'no sample in main()');
+    const busy = main.samples.filter((s) => s.stack.length);
+    const first = busy[0].ts;
+    const last = busy[busy.length - 1].ts;
+    const stop = chrome.stats.stopTimeUs;
+    t.diagnostic(`${inMain.length} samples in main() from ${inMain[0].ts} to ${inMain[inMain.length - 1].ts} us; main() at ${m.main}; ` +
+      `main thread busy ${first}-${last} us; stop ${stop} us`);
+    // Both clocks are the page's performance.now(): 1 ms for the roundings and one sampling interval of ours.
+    for (const s of inMain) {
+      assert.ok(s.ts >= m.main - 1000 && s.ts <= stop + 1000, `a sample in main() at ${s.ts} us, main() started at ${m.main}, stop ${stop}`);
+    }
+    // Our samples of the main thread: busy (not idle) within one 10 ms JS
+    // interval of each browser sample in main(). The demo's main() is busy
+    // throughout; a few of its moments run no instrumented function.
+    const near = inMain.filter((s) => busy.some((b) => Math.abs(b.ts - s.ts) <= 10000));
+    t.diagnostic(`${near.length} of ${inMain.length} have a busy shadow-stack sample within 10 ms`);
+    assert.ok(near.length >= 0.9 * inMain.length, `${near.length} of ${inMain.length}`);
+    assert.ok(inMain[0].ts <= last && inMain[inMain.length - 1].ts >= first, 'the two views of main() do not overlap');
+    // And the window: nothing before the first startup phase or after the stop.
+    const from = Math.min(...chrome.startup.phases.map((p) => p.begin));
+    for (const s of js.samples) assert.ok(s.ts >= from && s.ts <= stop, `sample at ${s.ts} outside ${from}-${stop}`);
+  });
+
+  test('DevTools\' trace engine and the Firefox Profiler open it', { skip: !chromium && 'Chromium only' }, async (t) => {
+    const dt = await importWithDevTools(events);
+    const th = dt.threads.find((x) => x.name === JS_THREAD_NAME);
+    assert.ok(th, `DevTools sees threads ${dt.threads.map((x) => x.name).join(', ')}`);
+    assert.ok(th.cpuSamples > 0 && th.profileCalls > 0, `DevTools: ${th.cpuSamples} samples, ${th.profileCalls} profile calls`);
+    assert.ok(th.functionSelfMs.some(([name]) => name === 'main'), `DevTools: no self time in main`);
+    if (!profilerCliPath()) {
+      t.diagnostic('the Firefox Profiler CLI is not installed: its check is skipped');
+      return;
+    }
+    const fx = await importWithFirefoxProfiler(byName.get('js-firefox').bytes, { fileName: 'js-firefox.json.gz' });
+    const fth = fx.threads.find((x) => x.name === JS_THREAD_NAME);
+    assert.ok(fth, `the Firefox Profiler sees ${fx.threads.map((x) => x.name).join(', ')}`);
+    // It counts the weight column (our samples' weights are in the session's 1 ms periods).
+    const ours = readProfile(byName.get('js-firefox').bytes).threads.find((x) => x.name === JS_THREAD_NAME);
+    assert.equal(fth.totalSamples, ours.samples.reduce((n, x) => n + x.weight, 0));
+    assert.ok(fth.selfSamples.some(([name]) => name === 'main'), `its self functions: ${fth.selfSamples.slice(0, 8)}`);
+  });
+
+  test('a document served without Document-Policy: js-profiling: no thread, and the reason', { skip: !chromium && 'Chromium only' }, async () => {
+    const plain = await record(false);
+    for (const { name } of SESSIONS) {
+      const s = plain.get(name);
+      assert.equal(s.jsProfile.samples, 0);
+      assert.match(s.jsProfile.reason, /Document-Policy: js-profiling/);
+      assert.ok(!readProfile(s.bytes).threads.some((x) => x.name === JS_THREAD_NAME));
+    }
+  });
+});

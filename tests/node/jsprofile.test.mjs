@@ -1,0 +1,175 @@
+// The page's JS profile added to a trace as "main (JS)" (lib/jsprofile.mjs):
+// in each format our reader sees the same samples, stacks, times and
+// weights, clipped to the session's window; hostile profiles are refused
+// by name; a stripped module's functions are named by their code offset.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { describe, test } from 'node:test';
+import { addJsProfile, JS_THREAD_NAME, readJsProfile, wasmFunctionLocator } from '../../lib/jsprofile.mjs';
+import { readProfile } from '../../lib/profile.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const golden = (f) => readFileSync(join(root, 'tests/golden', f));
+
+// The golden traces' session: 5,000,000 us to 5,004,500 us, 1 ms interval.
+const PROFILE = {
+  reason: '',
+  intervalMs: 10,
+  startMs: 4990,
+  stopMs: 5020,
+  full: false,
+  resources: ['http://127.0.0.1:1/app.js', 'http://127.0.0.1:1/app.wasm?v=1'],
+  frames: [
+    { name: 'callMain', resource: 0, line: 1, column: 100 },
+    { name: 'main', resource: 1, line: 1, column: 500 },
+    { name: '', resource: 1, line: 1, column: 900 },
+    { name: 'fetch', resource: -1, line: -1, column: -1 },
+    { name: '', resource: 0, line: 3, column: 7 },
+    { name: 'semi;colon', resource: 0, line: 1, column: 5 },
+  ],
+  stacks: [[0], [1, 0], [2, 1], [3], [4], [5, 4]],
+  samples: [[4999, 2], [5000.5, 1], [5001.5], [5003, 2], [5003.5, 3], [5004.25, 5], [5010, 1]],
+};
+// What a reader must see: the samples in [start, stop], root first.
+const EXPECTED = [
+  { ts: 5000500, stack: ['callMain', 'main'], weight: 1 },
+  { ts: 5001500, stack: [], weight: 1 },
+  { ts: 5003000, stack: ['callMain', 'main', '(wasm app.wasm:900)'], weight: 2 },
+  { ts: 5003500, stack: ['fetch'], weight: 1 },
+  { ts: 5004250, stack: ['(anonymous)', 'semi;colon'], weight: 1 },
+];
+
+function jsThread(profile) {
+  const t = profile.threads.find((x) => x.name === JS_THREAD_NAME);
+  assert.ok(t, `no "${JS_THREAD_NAME}" thread: ${profile.threads.map((x) => x.name).join(', ')}`);
+  return t;
+}
+
+describe('addJsProfile', () => {
+  for (const [format, file] of [['chrome', 'chrome.json'], ['firefox', 'firefox.json']]) {
+    test(`${format}: the samples in the session's window, with their stacks, times and weights`, () => {
+      const before = readProfile(golden(file));
+      const r = addJsProfile(golden(file), PROFILE);
+      assert.equal(r.reason, '');
+      assert.equal(r.added, EXPECTED.length);
+      const after = readProfile(r.bytes);
+      // (the firefox reader's times count from the session's start, for every thread)
+      const from = format === 'firefox' ? 5_000_000 : 0;
+      assert.deepEqual(jsThread(after).samples.map(({ ts, stack, weight }) => ({ ts: ts + from, stack, weight })), EXPECTED);
+      // The other threads are untouched.
+      const others = (p) => p.threads.filter((t) => t.name !== JS_THREAD_NAME).map((t) => [t.name, t.samples, t.scopes]);
+      assert.deepEqual(others(after), others(before));
+      assert.deepEqual(after.stats, before.stats);
+    });
+  }
+
+  test('chrome: JS frames keep their script, line and column (0-based), wasm frames their module', () => {
+    const events = JSON.parse(addJsProfile(golden('chrome.json'), PROFILE).bytes.toString());
+    const chunk = events.find((e) => e.name === 'ProfileChunk' && e.tid === 90000);
+    const byName = new Map(chunk.args.data.cpuProfile.nodes.map((n) => [n.callFrame.functionName, n.callFrame]));
+    assert.deepEqual(byName.get('callMain'), { functionName: 'callMain', scriptId: 0, url: 'http://127.0.0.1:1/app.js', lineNumber: 0, columnNumber: 99 });
+    assert.equal(byName.get('main').url, 'http://127.0.0.1:1/app.wasm?v=1');
+    assert.equal(byName.get('fetch').url, '');
+    const name = events.find((e) => e.name === 'thread_name' && e.tid === 90000);
+    assert.equal(name.args.name, JS_THREAD_NAME);
+  });
+
+  test('firefox: the frames carry the JavaScript and WebAssembly categories', () => {
+    const p = JSON.parse(addJsProfile(golden('firefox.json'), PROFILE).bytes.toString());
+    const t = p.threads.find((x) => x.name === JS_THREAD_NAME);
+    const str = p.shared.stringArray;
+    const cat = (name) => p.meta.categories[t.frameTable.category[t.funcTable.name.findIndex((s) => str[s] === name)]].name;
+    assert.equal(cat('callMain'), 'JavaScript');
+    assert.equal(cat('main'), 'WebAssembly');
+    assert.equal(cat('(idle)'), 'Idle');
+    assert.equal(t.funcTable.isJS[t.funcTable.name.findIndex((s) => str[s] === 'callMain')], true);
+  });
+
+  test('folded: lines of the thread, counts its weights, names as the encoder writes them', () => {
+    const r = addJsProfile(golden('folded.txt'), PROFILE);
+    const text = r.bytes.toString();
+    assert.match(text, /^main \(JS\);\(anonymous\);semi:colon 1$/m);
+    assert.match(text, /\n# wasmtrace \{[^\n]*\n?$/, 'the stats record stays the last line');
+    const t = jsThread(readProfile(r.bytes));
+    const total = (xs) => xs.reduce((n, x) => n + x.weight, 0);
+    assert.equal(total(t.samples), total(EXPECTED));
+  });
+
+  test('gzip in, gzip out; a second add leaves the trace as it is', () => {
+    const gz = gzipSync(golden('chrome.json'));
+    const r = addJsProfile(gz, PROFILE);
+    assert.equal(r.bytes[0], 0x1f);
+    assert.equal(jsThread(readProfile(r.bytes)).samples.length, EXPECTED.length);
+    const again = addJsProfile(r.bytes, PROFILE);
+    assert.equal(again.added, 0);
+    assert.match(again.reason, /already has a "main \(JS\)" thread/);
+    assert.equal(again.bytes, r.bytes);
+  });
+
+  test('a profile with a reason, or none in the window, adds nothing and says why', () => {
+    const none = addJsProfile(golden('chrome.json'), { reason: 'the document was not served with the header "Document-Policy: js-profiling"' });
+    assert.equal(none.added, 0);
+    assert.match(none.reason, /Document-Policy/);
+    const late = addJsProfile(golden('firefox.json'), { ...PROFILE, samples: [[6000, 1]] });
+    assert.equal(late.added, 0);
+    assert.match(late.reason, /window/);
+    assert.equal(readProfile(late.bytes).threads.some((t) => t.name === JS_THREAD_NAME), false);
+  });
+
+  test('a hostile profile is refused with its fault named, never a crash', () => {
+    const bad = [
+      [null, /not an object/],
+      [{ ...PROFILE, samples: 'x' }, /samples is not an array/],
+      [{ ...PROFILE, samples: [[5001, 99]] }, /unknown stack 99/],
+      [{ ...PROFILE, stacks: [[0, 1], [1, 0]], samples: [[5001, 0]] }, /deeper than|cycle/],
+      [{ ...PROFILE, stacks: [[42]], samples: [[5001, 0]] }, /known frame/],
+      [{ ...PROFILE, samples: [[5002], [5001]] }, /time order/],
+      [{ ...PROFILE, frames: [7] }, /frame 0 is not an object/],
+      [{ ...PROFILE, samples: [['x']] }, /sample 0/],
+    ];
+    for (const [p, re] of bad) assert.throws(() => addJsProfile(golden('chrome.json'), p), re);
+  });
+});
+
+// A module by hand: one imported function, then two bodies.
+function tinyModule() {
+  const bytes = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0];
+  const section = (id, payload) => bytes.push(id, payload.length, ...payload);
+  section(1, [1, 0x60, 0, 0]); // one type: () -> ()
+  section(2, [1, 3, 0x65, 0x6e, 0x76, 1, 0x66, 0, 0]); // import env.f, a function
+  section(3, [2, 0, 0]); // two functions of type 0
+  const code = [2, 4, 0, 1, 1, 0x0b, 3, 0, 0x01, 0x0b]; // bodies: nop nop end; nop end
+  bytes.push(10, code.length);
+  const codeAt = bytes.length;
+  bytes.push(...code);
+  return { bytes: new Uint8Array(bytes), first: codeAt + 2, second: codeAt + 7 };
+}
+
+describe('a stripped module: wasm functions by code offset', () => {
+  test('the locator finds the function whose body holds the offset', () => {
+    const m = tinyModule();
+    assert.equal(new WebAssembly.Module(m.bytes) instanceof WebAssembly.Module, true, 'a valid module');
+    const at = wasmFunctionLocator(m.bytes);
+    // Chromium's column: the body's start + 2 (1-based, past the size).
+    assert.equal(at(m.first + 2), 1);
+    assert.equal(at(m.second + 2), 2);
+    assert.equal(at(m.second + 1), 2);
+    assert.equal(at(3), null);
+    assert.equal(wasmFunctionLocator(new Uint8Array([1, 2, 3])), null);
+    assert.equal(wasmFunctionLocator(m.bytes.slice(0, m.bytes.length - 3)), null, 'a truncated module');
+  });
+
+  test('unnamed wasm frames get wasm-function[N]; $funcN too', () => {
+    const m = tinyModule();
+    const js = readJsProfile({
+      ...PROFILE,
+      frames: [{ name: '', resource: 1, line: 1, column: m.second + 2 }, { name: '$func7', resource: 1, line: 1, column: 1 }],
+      stacks: [[0], [1, 0]],
+      samples: [[5001, 1]],
+    }, { wasmFunctionAt: wasmFunctionLocator(m.bytes) });
+    assert.deepEqual(js.samples[0].stack.map((f) => js.frames[f].name), ['wasm-function[2]', 'wasm-function[7]']);
+  });
+});
