@@ -300,7 +300,9 @@ var wasmtraceStartup = (function () {
     } else {
       jsProfileStart = now();
       jsProfiler = new Profiler({ sampleInterval: JS_PROFILE_INTERVAL_MS, maxBufferSize: JS_PROFILE_MAX_SAMPLES });
-      jsProfiler.addEventListener('samplebufferfull', function () { jsProfileFull = true; });
+      try {
+        jsProfiler.addEventListener('samplebufferfull', function () { jsProfileFull = true; });
+      } catch (e) { /* not told when it is full */ }
     }
   } catch (e) {
     jsProfiler = null;

@@ -145,3 +145,35 @@ test('odd page globals: no PerformanceObserver, a throwing one, a frozen Worker:
   vm.runInContext(preJs, ctx);
   assert.equal(ctx.wasmtraceStartup, null);
 });
+
+test('the JS profile: the reason without the API or the document policy, plain data with them, one profile', async () => {
+  assert.match((await page().wasmtraceStartup.jsProfile()).reason, /no JS Self-Profiling API/);
+  class Refused { constructor() { const e = new Error('js-profiling is not allowed'); e.name = 'NotAllowedError'; throw e; } }
+  assert.match((await page({ Profiler: Refused }).wasmtraceStartup.jsProfile()).reason, /Document-Policy: js-profiling/);
+  let made = 0;
+  let stops = 0;
+  class Sampling {
+    constructor(opts) { made++; this.opts = opts; this.sampleInterval = 16; }
+    addEventListener() {}
+    stop() {
+      stops++;
+      return Promise.resolve({
+        samples: [{ timestamp: 5 }, { timestamp: 21, stackId: 1 }],
+        stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
+        frames: [{ name: 'callMain', resourceId: 0, line: 1, column: 9 }, { name: 'fetch' }],
+        resources: ['http://x/app.js'],
+      });
+    }
+  }
+  const ctx = page({ Profiler: Sampling });
+  assert.equal(made, 1, 'started when the pre-js runs');
+  assert.equal(ctx.wasmtraceStartup.jsProfile(), ctx.wasmtraceStartup.jsProfile(), 'one profile: the same promise');
+  const p = await ctx.wasmtraceStartup.jsProfile();
+  assert.equal(stops, 1);
+  assert.deepEqual(JSON.parse(JSON.stringify(p.samples)), [[5], [21, 1]]);
+  assert.deepEqual(JSON.parse(JSON.stringify(p.stacks)), [[0], [1, 0]]);
+  assert.deepEqual(JSON.parse(JSON.stringify(p.frames)), [{ name: 'callMain', resource: 0, line: 1, column: 9 }, { name: 'fetch', resource: -1, line: -1, column: -1 }]);
+  assert.equal(p.reason, '');
+  assert.equal(p.intervalMs, 16);
+  assert.equal(made, 1, 'not restarted');
+});
