@@ -144,7 +144,14 @@ export interface CollectedTrace {
    * was not served with `Document-Policy: js-profiling`). Absent when the
    * session brought no trace or `jsProfile: false` was given.
    */
-  jsProfile?: { samples: number; reason: string };
+  jsProfile?: {
+    samples: number;
+    reason: string;
+    /** The pthreads' workers that answered ("worker N (JS)"; Chromium with CHROMIUM_JS_PROFILING_ARGS). */
+    workers: Array<{ name: string; samples: number }>;
+    /** What is missing of the workers' profiles (e.g. a worker whose pthread still ran), or ''. */
+    workersReason: string;
+  };
 }
 
 /**
@@ -161,3 +168,6 @@ export function collectTraces(page: PageLike, options?: ModuleOption & {
   /** Add the page's JS profile to each trace as "main (JS)" (default true). */
   jsProfile?: boolean;
 }): Promise<CollectedTrace[]>;
+
+/** Chromium flags for the workers' JS profiles: chromium.launch({ args: [...CHROMIUM_JS_PROFILING_ARGS] }). */
+export const CHROMIUM_JS_PROFILING_ARGS: readonly string[];

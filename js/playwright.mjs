@@ -33,6 +33,14 @@ import { WasmtraceError } from './trace-assertions.mjs';
 export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
 export { readProfile };
 
+/**
+ * Chromium's command-line flag that lets the pthreads' workers run the JS
+ * Self-Profiling API: pass it to chromium.launch({ args }) to get the
+ * "worker N (JS)" threads (the page's "main (JS)" needs only the
+ * Document-Policy header). wasmtrace record's launcher passes it.
+ */
+export const CHROMIUM_JS_PROFILING_ARGS = Object.freeze(['--enable-features=DocumentPolicyInDedicatedWorker,ProfilerAPIForDedicatedWorker']);
+
 /** The expression that finds the Emscripten Module object in the page. */
 export const DEFAULT_MODULE = 'globalThis.Module';
 
@@ -569,9 +577,9 @@ export async function collectTraces(page, { sessions, outDir, parse = true, modu
       try {
         const js = addJsProfile(out.bytes, raw.js, { wasmBytes });
         out.bytes = js.bytes;
-        out.jsProfile = { samples: js.added, reason: js.reason };
+        out.jsProfile = { samples: js.added, reason: js.reason, workers: js.workers, workersReason: js.workersReason };
       } catch (e) {
-        out.jsProfile = { samples: 0, reason: String(e.message || e) };
+        out.jsProfile = { samples: 0, reason: String(e.message || e), workers: [], workersReason: '' };
       }
     }
     if (out.bytes && outDir) {

@@ -51,6 +51,87 @@ var wasmtraceCompiledModule = Module['wasmModule'] || null;
   }
 })();
 
+// ---- The JS Self-Profiling API (Chromium), on the page and in workers ---
+// The browser's own sampler of a thread's JavaScript and wasm, at its 10 ms,
+// started here, before the module is fetched, when the document (or, in a
+// worker, the worker's script) was served with `Document-Policy:
+// js-profiling` (wasmtrace record's server sends it) and, in a worker, when
+// Chromium runs with the features DocumentPolicyInDedicatedWorker and
+// ProfilerAPIForDedicatedWorker (wasmtrace's launcher enables them). One
+// profile per thread, read when the page first calls jsProfile() (the API
+// gives samples only once stopped); lib/jsprofile.mjs adds them to a trace
+// as the threads "main (JS)" and "worker N (JS)". A pthread worker answers
+// on a BroadcastChannel only when its event loop runs: a worker whose
+// pthread still runs (e.g. wasmtrace's own) cannot, and is counted.
+var WASMTRACE_JS_PROFILE_CHANNEL = 'wasmtrace-js-profile';
+function wasmtraceJsProfiler(now) {
+  var INTERVAL_MS = 10, MAX_SAMPLES = 60000; // 10 minutes at 10 ms
+  var profiler = null, start = -1, full = false, reason = '', taken = null;
+  try {
+    if (typeof Profiler !== 'function') {
+      reason = 'this browser has no JS Self-Profiling API (Profiler): Chromium has it';
+    } else {
+      start = now();
+      profiler = new Profiler({ sampleInterval: INTERVAL_MS, maxBufferSize: MAX_SAMPLES });
+      try {
+        profiler.addEventListener('samplebufferfull', function () { full = true; });
+      } catch (e) { /* not told when it is full */ }
+    }
+  } catch (e) {
+    profiler = null;
+    reason = (e && e.name === 'NotAllowedError' ? 'the document was not served with the header ' +
+      '"Document-Policy: js-profiling"' : 'new Profiler() failed: ' + (e && e.message)) +
+      ' (wasmtrace record sends it; --no-js-profile turns it off)';
+  }
+  return {
+    running: !!profiler,
+    // A Promise of plain data (structured-cloneable; times on this
+    // thread's performance.now(), ms), or of { reason }. Once.
+    take: function () {
+      if (taken) return taken;
+      if (!profiler) {
+        taken = Promise.resolve({ reason: reason });
+        return taken;
+      }
+      var interval = profiler.sampleInterval;
+      taken = profiler.stop().then(function (trace) {
+        return {
+          reason: '', intervalMs: interval, startMs: start, stopMs: now(), full: full,
+          samples: trace.samples.map(function (x) { return x.stackId === undefined ? [x.timestamp] : [x.timestamp, x.stackId]; }),
+          stacks: trace.stacks.map(function (x) { return x.parentId === undefined ? [x.frameId] : [x.frameId, x.parentId]; }),
+          frames: trace.frames.map(function (f) {
+            return { name: f.name || '', resource: f.resourceId === undefined ? -1 : f.resourceId,
+              line: f.line === undefined ? -1 : f.line, column: f.column === undefined ? -1 : f.column };
+          }),
+          resources: trace.resources.slice(),
+        };
+      }, function (e) {
+        return { reason: 'the JS profiler could not be read: ' + (e && e.message) };
+      });
+      return taken;
+    },
+  };
+}
+// In a pthread worker: its profile, given to the page that asks.
+(function () {
+  if (typeof WorkerGlobalScope === 'undefined' || typeof self === 'undefined' || !(self instanceof WorkerGlobalScope) ||
+      typeof BroadcastChannel !== 'function' || typeof performance === 'undefined') return;
+  var profiler = wasmtraceJsProfiler(function () { return performance.now(); });
+  if (!profiler.running) return; // the page says why (its own profile has the reason)
+  try {
+    var channel = new BroadcastChannel(WASMTRACE_JS_PROFILE_CHANNEL);
+    channel.onmessage = function (e) {
+      var d = e.data;
+      if (!d || d.cmd !== 'take') return;
+      profiler.take().then(function (p) {
+        p.timeOrigin = performance.timeOrigin;
+        channel.postMessage({ cmd: 'profile', nonce: d.nonce, profile: p });
+        channel.close();
+      });
+    };
+  } catch (e) { /* not profiled */ }
+})();
+
 // ---- The startup timeline (page main thread only) ------------------------
 // What happened from navigation to main() and the app's "ready", on the
 // samples' clock (performance.now() of the page, in microseconds), handed
@@ -228,6 +309,8 @@ var wasmtraceStartup = (function () {
             var label = nextWorkerLabel || 'worker ' + (++counts.workers);
             nextWorkerLabel = null;
             var created = now();
+            // wasmtrace's own worker samples for good: it never answers.
+            if (label !== 'wasmtrace worker') workerBirths.push([label, created]);
             var onMessage = function (e) {
               if (!e.data || e.data.cmd !== 'loaded') return;
               worker.removeEventListener('message', onMessage);
@@ -284,54 +367,63 @@ var wasmtraceStartup = (function () {
     }
   } catch (e) { /* not timed */ }
 
-  // The main thread's JavaScript and wasm as the browser samples them: the
-  // JS Self-Profiling API (Chromium), started here, before the module is
-  // fetched, when the document allows it (served with the header
-  // `Document-Policy: js-profiling`, which `wasmtrace record`'s server
-  // sends). One profile from here until jsProfile() is first called; its
-  // samples are read then (the API gives them only when stopped), and a
-  // reader adds them to a trace as the thread "main (JS)"
-  // (lib/jsprofile.mjs). Without the API or the policy: the reason, once.
-  var JS_PROFILE_INTERVAL_MS = 10, JS_PROFILE_MAX_SAMPLES = 60000; // 10 minutes at 10 ms
-  var jsProfiler = null, jsProfileStart = -1, jsProfileFull = false, jsProfileReason = '', jsProfileTaken = null;
-  try {
-    if (typeof Profiler !== 'function') {
-      jsProfileReason = 'this browser has no JS Self-Profiling API (Profiler): Chromium has it';
-    } else {
-      jsProfileStart = now();
-      jsProfiler = new Profiler({ sampleInterval: JS_PROFILE_INTERVAL_MS, maxBufferSize: JS_PROFILE_MAX_SAMPLES });
-      try {
-        jsProfiler.addEventListener('samplebufferfull', function () { jsProfileFull = true; });
-      } catch (e) { /* not told when it is full */ }
-    }
-  } catch (e) {
-    jsProfiler = null;
-    jsProfileReason = (e && e.name === 'NotAllowedError' ? 'the document was not served with the header ' +
-      '"Document-Policy: js-profiling"' : 'new Profiler() failed: ' + (e && e.message)) +
-      ' (wasmtrace record sends it; --no-js-profile turns it off)';
+  // The main thread's JavaScript and wasm as the browser samples them (see
+  // wasmtraceJsProfiler below), and each pthread worker's, which answer
+  // on a BroadcastChannel when the page takes the profiles (the page asks
+  // once, when jsProfile() is first called).
+  var jsProfiler = wasmtraceJsProfiler(now);
+  var jsProfileTaken = null;
+  var workerBirths = []; // [label, created (page ms)] of every Worker
+  var WORKER_ANSWER_MS = 2000;
+  function takeWorkerProfiles() {
+    if (typeof BroadcastChannel !== 'function' || !workerBirths.length) return Promise.resolve({ workers: [], missing: 0 });
+    return new Promise(function (resolve) {
+      var channel = new BroadcastChannel(WASMTRACE_JS_PROFILE_CHANNEL);
+      var nonce = String(Math.random()).slice(2) + '-' + now();
+      var got = [];
+      var done = false;
+      var expected = workerBirths.length;
+      function finish() {
+        if (done) return;
+        done = true;
+        try { channel.close(); } catch (e) { /* closed */ }
+        // Answers in the order their workers started (a worker's clock
+        // starts when it does, some time after new Worker()), each given
+        // the first Worker created before it that no earlier answer took.
+        var origin = performance.timeOrigin;
+        var births = workerBirths.slice().sort(function (a, b) { return a[1] - b[1]; });
+        var named = got.slice().sort(function (a, b) { return a.timeOrigin - b.timeOrigin; }).map(function (w) {
+          var born = w.timeOrigin - origin;
+          var at = -1;
+          for (var i = 0; i < births.length; i++) {
+            if (births[i] && births[i][1] <= born + 1) { at = i; break; }
+          }
+          w.name = (at >= 0 ? births[at][0] : 'worker') + ' (JS)';
+          if (at >= 0) births[at] = null;
+          w.offsetMs = born; // worker clock + offset = page clock
+          return w;
+        });
+        resolve({ workers: named, missing: expected - got.length });
+      }
+      channel.onmessage = function (e) {
+        var d = e.data;
+        if (!d || d.cmd !== 'profile' || d.nonce !== nonce) return;
+        got.push(d.profile);
+        if (got.length >= expected) finish();
+      };
+      channel.postMessage({ cmd: 'take', nonce: nonce });
+      setTimeout(finish, WORKER_ANSWER_MS);
+    });
   }
   function takeJsProfile() {
     if (jsProfileTaken) return jsProfileTaken;
-    if (!jsProfiler) {
-      jsProfileTaken = Promise.resolve({ reason: jsProfileReason });
-      return jsProfileTaken;
-    }
-    var interval = jsProfiler.sampleInterval;
-    jsProfileTaken = jsProfiler.stop().then(function (trace) {
-      // Plain data (structured-cloneable), on the page's clock in ms.
-      return {
-        reason: '', intervalMs: interval, startMs: jsProfileStart, stopMs: now(), full: jsProfileFull,
-        samples: trace.samples.map(function (x) { return x.stackId === undefined ? [x.timestamp] : [x.timestamp, x.stackId]; }),
-        stacks: trace.stacks.map(function (x) { return x.parentId === undefined ? [x.frameId] : [x.frameId, x.parentId]; }),
-        frames: trace.frames.map(function (f) {
-          return { name: f.name || '', resource: f.resourceId === undefined ? -1 : f.resourceId,
-            line: f.line === undefined ? -1 : f.line, column: f.column === undefined ? -1 : f.column };
-        }),
-        resources: trace.resources.slice(),
-      };
-    }, function (e) {
-      return { reason: 'the JS profiler could not be read: ' + (e && e.message) };
-    });
+    jsProfileTaken = Promise.all([jsProfiler.take(), jsProfiler.running ? takeWorkerProfiles() : { workers: [], missing: 0 }])
+      .then(function (both) {
+        var main = both[0];
+        main.workers = both[1].workers;
+        main.workersMissing = both[1].missing;
+        return main;
+      });
     return jsProfileTaken;
   }
 

@@ -27,6 +27,9 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // The JS Self-Profiling API in the pthreads' workers (js/wasmtrace_pre.js):
+  // "worker N (JS)" threads (js/playwright.mjs exports the same flag).
+  '--enable-features=DocumentPolicyInDedicatedWorker,ProfilerAPIForDedicatedWorker',
 ];
 
 // Firefox preferences for a quiet, test-like profile (puppeteer adds its own

@@ -6,7 +6,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
-import { JS_THREAD_NAME } from './jsprofile.mjs';
+import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
 import { startupSummary } from './startup.mjs';
 import { serve } from './serve.mjs';
 import { BROWSERS, launch } from './browser.mjs';
@@ -237,6 +237,9 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
     lines.push(r.jsProfile.samples
       ? `  ${JS_THREAD_NAME}: ${r.jsProfile.samples} samples of the page main thread's JS and wasm (the browser's JS Self-Profiling API)`
       : `  ${JS_THREAD_NAME}: none: ${printable(r.jsProfile.reason)}`);
+    const ws = (r.jsProfile.workers ?? []).filter((w) => w.samples);
+    if (ws.length) lines.push(`  workers (JS): ${ws.map((w) => `${printable(w.name)} ${w.samples}`).join(', ')} samples`);
+    if (r.jsProfile.workersReason) lines.push(`  workers (JS): ${printable(r.jsProfile.workersReason)}`);
   }
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
@@ -251,16 +254,16 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   const totals = new Map();
   for (const t of p.threads) {
     const { total, idle, partial, waiting } = threadTotals(t);
-    if (t.name !== JS_THREAD_NAME) all += total;
+    if (!isJsProfileThread(t.name)) all += total;
     const rows = functionTable(t).map((x) => ({ name: x.name, self: x.self - x.waiting })).filter((x) => x.self > 0)
       .sort((a, b) => b.self - a.self);
-    // The JS profile is a second view of the main thread: not counted twice.
-    if (t.name !== JS_THREAD_NAME) for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
+    // The JS profiles are a second view of threads: not counted twice.
+    if (!isJsProfileThread(t.name)) for (const x of rows) totals.set(x.name, (totals.get(x.name) || 0) + x.self);
     const topRows = rows.slice(0, 3).map((x) => `${printable(x.name)} ${x.self * 100 < total ? "<1" : ((100 * x.self) / total).toFixed(0)}%`).join(', ');
     const waitPct = total ? `${((100 * waiting) / total).toFixed(0)}%` : '-';
     lines.push(`  ${printable(t.name).padEnd(nameWidth)}  ${String(total).padStart(7)}  ${String(idle).padStart(5)}  ${String(partial).padStart(7)}  ${waitPct.padStart(7)}  ${topRows || '-'}`);
   }
-  lines.push(`  top self functions, all threads${p.threads.some((t) => t.name === JS_THREAD_NAME) ? ` but ${JS_THREAD_NAME}` : ''} (${all} samples):`);
+  lines.push(`  top self functions, all threads${p.threads.some((t) => isJsProfileThread(t.name)) ? ' but the (JS) ones' : ''} (${all} samples):`);
   for (const [name, n] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     lines.push(`    ${((100 * n) / all).toFixed(1).padStart(5)}%  ${printable(name)}`);
   }

@@ -6,4 +6,4 @@ export { readProfile, detectFormat, functionTable, callTree, threadTotals, weigh
 export { startupSummary, startupWaterfall, startupCoverage, startupMoments } from './startup.mjs';
 export { textReport, htmlReport, reportData } from './report.mjs';
 export { serve } from './serve.mjs';
-export { addJsProfile, readJsProfile, wasmFunctionLocator, JS_THREAD_NAME } from './jsprofile.mjs';
+export { addJsProfile, readJsProfile, wasmFunctionLocator, isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';

@@ -26,8 +26,11 @@ import { TraceError } from './trace.mjs';
 export const JS_THREAD_NAME = 'main (JS)';
 /** The tid of the thread in chrome traces (wasmtrace's threads are slot + 1, the startup tracks 100000 + lane). */
 export const JS_THREAD_TID = 90000;
+/** A thread addJsProfile added ("main (JS)", "worker N (JS)"): the browser's view of a thread the trace has already. */
+export const isJsProfileThread = (name) => typeof name === 'string' && / \(JS\)$/.test(name);
 const MAX_SAMPLES = 1_000_000;
 const MAX_DEPTH = 4096;
+const MAX_WORKERS = 256;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -43,7 +46,7 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
  * the name wasmtrace's own samples give it, when the caller passes the
  * module's bytes (wasmFunctionAt).
  */
-export function readJsProfile(profile, { wasmFunctionAt = null } = {}) {
+export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } = {}) {
   if (!isObject(profile)) throw new TraceError('the JS profile is not an object');
   if (typeof profile.reason === 'string' && profile.reason) throw new TraceError(`no JS profile: ${profile.reason}`);
   const { samples, stacks, frames, resources } = profile;
@@ -105,7 +108,7 @@ export function readJsProfile(profile, { wasmFunctionAt = null } = {}) {
   let last = -Infinity;
   const outSamples = samples.map((x, i) => {
     if (!Array.isArray(x) || !isNum(x[0])) throw new TraceError(`the JS profile's sample ${i} is not [time, stack?]`);
-    const ts = x[0] * 1000;
+    const ts = (x[0] + offsetMs) * 1000;
     if (ts < last) throw new TraceError(`the JS profile's samples are not in time order (sample ${i})`);
     last = ts;
     return { ts, stack: x.length > 1 && x[1] !== null && x[1] !== undefined ? stackOf(x[1]) : [] };
@@ -204,33 +207,60 @@ function weights(samples, intervalUs) {
 
 /**
  * Adds the JS profile to a wasmtrace trace (Buffer or Uint8Array, gzip or
- * not; any of the three formats). Returns { bytes (gzip if the input was),
- * added (samples added), reason ('' or why none were) }. A trace that
- * already has the thread is left as it is. Throws a TraceError for a trace
- * or profile it cannot read.
+ * not; any of the three formats): the page main thread's as "main (JS)",
+ * and each pthread worker's that answered (profile.workers) as "worker N
+ * (JS)", their times moved to the page's clock. Returns { bytes (gzip if
+ * the input was), added (main thread samples added), workers: [{ name,
+ * samples }], reason ('' or why the main thread has none), workersReason
+ * ('' or what is missing of the workers) }. A trace that already has
+ * "main (JS)" is left as it is. Throws a TraceError for a trace or main
+ * thread profile it cannot read; a worker's profile it cannot read is left
+ * out and named in workersReason.
  */
 export function addJsProfile(traceBytes, profile, { wasmBytes = null } = {}) {
   if (isObject(profile) && typeof profile.reason === 'string' && profile.reason) {
-    return { bytes: traceBytes, added: 0, reason: profile.reason };
+    return { bytes: traceBytes, added: 0, workers: [], reason: profile.reason, workersReason: '' };
   }
   const locator = wasmBytes ? wasmFunctionLocator(wasmBytes) : null;
-  const js = readJsProfile(profile, { wasmFunctionAt: locator });
+  const threads = [{ name: JS_THREAD_NAME, tid: JS_THREAD_TID, js: readJsProfile(profile, { wasmFunctionAt: locator }) }];
+  const problems = [];
+  const workers = Array.isArray(profile.workers) ? profile.workers.slice(0, MAX_WORKERS) : [];
+  if (Array.isArray(profile.workers) && profile.workers.length > MAX_WORKERS) problems.push(`${profile.workers.length - MAX_WORKERS} workers past ${MAX_WORKERS} left out`);
+  workers.forEach((w, i) => {
+    const name = isObject(w) && typeof w.name === 'string' && /^[\w .()-]{1,64}$/.test(w.name) && w.name !== JS_THREAD_NAME
+      ? w.name : `worker ${i + 1} (JS)`;
+    try {
+      if (!isObject(w) || !isNum(w.offsetMs)) throw new TraceError('no clock offset');
+      if (typeof w.reason === 'string' && w.reason) throw new TraceError(w.reason);
+      threads.push({ name, tid: JS_THREAD_TID + 1 + i, js: readJsProfile(w, { wasmFunctionAt: locator, offsetMs: w.offsetMs }) });
+    } catch (e) {
+      problems.push(`${name}: ${e.message}`);
+    }
+  });
+  const missing = Number.isInteger(profile.workersMissing) && profile.workersMissing > 0 ? profile.workersMissing : 0;
+  if (missing) {
+    problems.push(`${missing} worker(s) did not answer (a worker whose pthread still runs never returns to its event loop)`);
+  }
   const raw = Buffer.from(traceBytes);
   const gz = raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b;
   const text = (gz ? gunzipSync(raw) : raw).toString('utf8');
   const format = detectFormat(text);
   let out;
-  let added;
-  if (format === 'chrome') [out, added] = addChrome(text, js);
-  else if (format === 'firefox') [out, added] = addFirefox(text, js);
-  else if (format === 'folded') [out, added] = addFolded(text, js);
+  let counts;
+  if (format === 'chrome') [out, counts] = addChrome(text, threads);
+  else if (format === 'firefox') [out, counts] = addFirefox(text, threads);
+  else if (format === 'folded') [out, counts] = addFolded(text, threads);
   else throw new TraceError(`not a trace wasmtrace wrote (format ${format})`);
-  if (out === null) return { bytes: traceBytes, added: 0, reason: `the trace already has a "${JS_THREAD_NAME}" thread` };
+  if (out === null) {
+    return { bytes: traceBytes, added: 0, workers: [], reason: `the trace already has a "${JS_THREAD_NAME}" thread`, workersReason: '' };
+  }
   const bytes = Buffer.from(out, 'utf8');
   return {
     bytes: gz ? gzipSync(bytes) : bytes,
-    added,
-    reason: added ? '' : "no JS sample fell in the session's window",
+    added: counts[0],
+    workers: threads.slice(1).map((t, i) => ({ name: t.name, samples: counts[i + 1] })),
+    reason: counts[0] ? '' : "no JS sample fell in the session's window",
+    workersReason: problems.join('; '),
   };
 }
 
@@ -240,7 +270,7 @@ function inWindow(js, w) {
 
 // ---- chrome ---------------------------------------------------------------------
 
-function addChrome(text, js) {
+function addChrome(text, threads) {
   const doc = JSON.parse(text);
   const events = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.traceEvents) ? doc.traceEvents : null;
   if (!events) throw new TraceError('chrome trace: no event array');
@@ -252,11 +282,20 @@ function addChrome(text, js) {
     if (e.name === 'wasmtrace_session') session = e.args;
     else if (e.name === 'wasmtrace_stats') stats = e.args;
     else if (e.name === 'process_name' && e.pid !== undefined) pid = e.pid;
-    else if (e.name === 'thread_name' && e.args?.name === JS_THREAD_NAME) return [null, 0];
+    else if (e.name === 'thread_name' && e.args?.name === JS_THREAD_NAME) return [null, []];
   }
   const w = windowOf(session, stats, stats?.startup);
-  const samples = inWindow(js, w);
-  if (!samples.length) return [text, 0];
+  const counts = threads.map(({ name, tid, js }) => {
+    const samples = inWindow(js, w);
+    if (samples.length) events.push(...chromeThread(samples, js, name, tid, pid));
+    return samples.length;
+  });
+  return [counts.some((n) => n) ? serializeChrome(doc, events) : text, counts];
+}
+
+// One JS profile's events: its name, a span DevTools needs to list it, and
+// its samples as one Profile/ProfileChunk pair.
+function chromeThread(samples, js, name, tid, pid) {
   // Nodes: one per distinct (parent node, frame), root "(root)" id 1;
   // an empty stack is the root's "(idle)" child.
   const nodes = [{ id: 1, callFrame: callFrame('(root)') }];
@@ -282,23 +321,18 @@ function addChrome(text, js) {
   });
   const deltas = samples.map((s, i) => Math.round(s.ts - (i ? samples[i - 1].ts : samples[0].ts)));
   const first = Math.round(samples[0].ts);
-  const id = `0x${JS_THREAD_TID.toString(16)}`;
-  const cat = 'disabled-by-default-v8.cpu_profiler';
-  const tid = JS_THREAD_TID;
   const last = Math.round(samples[samples.length - 1].ts);
-  events.push(
-    { ph: 'M', cat: '__metadata', name: 'thread_name', pid, tid, ts: 0, args: { name: JS_THREAD_NAME } },
+  const id = `0x${tid.toString(16)}`;
+  const cat = 'disabled-by-default-v8.cpu_profiler';
+  return [
+    { ph: 'M', cat: '__metadata', name: 'thread_name', pid, tid, ts: 0, args: { name } },
+    { ph: 'M', cat: '__metadata', name: 'thread_sort_index', pid, tid, ts: 0, args: { sort_index: tid === JS_THREAD_TID ? 0 : 1 } },
     // DevTools' engine lists only threads with a trace event besides samples.
     { ph: 'X', cat: 'wasmtrace', name: 'JS Self-Profiling API', pid, tid, ts: first, dur: last - first,
       args: { intervalMs: js.intervalMs, samples: samples.length, bufferFull: js.full } },
-    { ph: 'M', cat: '__metadata', name: 'thread_sort_index', pid, tid, ts: 0, args: { sort_index: 0 } },
     { ph: 'P', cat, name: 'Profile', id, pid, tid, ts: first, args: { data: { startTime: first } } },
-    {
-      ph: 'P', cat, name: 'ProfileChunk', id, pid, tid, ts: last,
-      args: { data: { cpuProfile: { nodes, samples: ids }, timeDeltas: deltas } },
-    },
-  );
-  return [serializeChrome(doc, events), samples.length];
+    { ph: 'P', cat, name: 'ProfileChunk', id, pid, tid, ts: last, args: { data: { cpuProfile: { nodes, samples: ids }, timeDeltas: deltas } } },
+  ];
 }
 
 // chrome's callFrame: 0-based line and column, -1 when unknown (the JS
@@ -317,14 +351,21 @@ function serializeChrome(doc, events) {
 
 // ---- firefox --------------------------------------------------------------------
 
-function addFirefox(text, js) {
+function addFirefox(text, threads) {
   const p = JSON.parse(text);
   if (!isObject(p) || !Array.isArray(p.threads) || !isObject(p.meta)) throw new TraceError('Firefox profile without meta and threads');
-  if (p.threads.some((t) => isObject(t) && t.name === JS_THREAD_NAME)) return [null, 0];
+  if (p.threads.some((t) => isObject(t) && t.name === JS_THREAD_NAME)) return [null, []];
   const wt = isObject(p.meta.wasmtrace) ? p.meta.wasmtrace : null;
   const w = windowOf(wt, wt, wt?.startup);
-  const samples = inWindow(js, w);
-  if (!samples.length) return [text, 0];
+  const counts = threads.map(({ name, tid, js }) => {
+    const samples = inWindow(js, w);
+    if (samples.length) p.threads.push(firefoxThread(p, samples, js, name, tid, w));
+    return samples.length;
+  });
+  return [counts.some((n) => n) ? `${JSON.stringify(p)}\n` : text, counts];
+}
+
+function firefoxThread(p, samples, js, name, tid, w) {
   const strings = isObject(p.shared) && Array.isArray(p.shared.stringArray) ? p.shared.stringArray : null;
   if (!strings) throw new TraceError('Firefox profile without shared.stringArray (not one wasmtrace wrote)');
   const stringIndex = new Map();
@@ -400,8 +441,8 @@ function addFirefox(text, js) {
   });
   const ms = (us) => Math.round(us - w.startUs) / 1000;
   const withLength = (t) => ({ length: Object.values(t)[0].length, ...t });
-  p.threads.push({
-    name: JS_THREAD_NAME,
+  return {
+    name,
     isMainThread: false,
     processType: main.processType ?? 'default',
     processName: main.processName ?? 'wasmtrace',
@@ -412,7 +453,7 @@ function addFirefox(text, js) {
     pausedRanges: [],
     showMarkersInTimeline: false,
     pid: main.pid ?? '1',
-    tid: String(JS_THREAD_TID),
+    tid: String(tid),
     samples: {
       length: samples.length,
       weightType: 'samples',
@@ -426,8 +467,7 @@ function addFirefox(text, js) {
     resourceTable: { length: 0, lib: [], name: [], host: [], type: [] },
     nativeSymbols: { length: 0, libIndex: [], address: [], name: [], functionSize: [] },
     markers: { length: 0, name: [], category: [], startTime: [], endTime: [], phase: [], data: [] },
-  });
-  return [`${JSON.stringify(p)}\n`, samples.length];
+  };
 }
 
 // ---- folded ---------------------------------------------------------------------
@@ -436,7 +476,7 @@ function addFirefox(text, js) {
 // break would end the line.
 const foldedName = (s) => s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f]/g, ' ');
 
-function addFolded(text, js) {
+function addFolded(text, threads) {
   const lines = text.split('\n');
   const at = lines.findIndex((l) => l.startsWith('# wasmtrace {'));
   let record = null;
@@ -445,18 +485,22 @@ function addFolded(text, js) {
   } catch {
     throw new TraceError("folded stacks: the '# wasmtrace' record is not JSON");
   }
-  if (lines.some((l) => l.startsWith(`${JS_THREAD_NAME};`))) return [null, 0];
+  if (lines.some((l) => l.startsWith(`${JS_THREAD_NAME};`))) return [null, []];
   const w = windowOf(record, record?.stats, record?.stats?.startup);
-  const samples = inWindow(js, w);
-  if (!samples.length) return [text, 0];
-  const ws = weights(samples, w.intervalUs);
-  const counts = new Map();
-  samples.forEach((s, i) => {
-    const key = [JS_THREAD_NAME, ...(s.stack.length ? s.stack.map((f) => foldedName(js.frames[f].name)) : ['(idle)'])].join(';');
-    counts.set(key, (counts.get(key) ?? 0) + ws[i]);
+  const added = [];
+  const counts = threads.map(({ name, js }) => {
+    const samples = inWindow(js, w);
+    const ws = weights(samples, w.intervalUs);
+    const byStack = new Map();
+    samples.forEach((s, i) => {
+      const key = [foldedName(name), ...(s.stack.length ? s.stack.map((f) => foldedName(js.frames[f].name)) : ['(idle)'])].join(';');
+      byStack.set(key, (byStack.get(key) ?? 0) + ws[i]);
+    });
+    for (const [k, n] of byStack) added.push(`${k} ${n}`);
+    return samples.length;
   });
-  const added = [...counts].map(([k, n]) => `${k} ${n}`);
+  if (!added.length) return [text, counts];
   const where = at >= 0 ? at : lines.length - (lines[lines.length - 1] === '' ? 1 : 0);
   lines.splice(where, 0, ...added);
-  return [lines.join('\n'), samples.length];
+  return [lines.join('\n'), counts];
 }

@@ -1,11 +1,14 @@
 // The page main thread's JavaScript and wasm as the browser samples them
 // (js/wasmtrace_pre.js starts the JS Self-Profiling API; lib/jsprofile.mjs
-// adds it to each trace as "main (JS)"), in the browser under test and the
-// wasm tree under test. Chromium, served with Document-Policy: js-profiling:
-// every format has the thread, its stacks hold both the Emscripten glue's
-// JS functions and named wasm functions, its samples of main() fall inside
-// main() and inside the main thread's own sampled activity, and DevTools'
-// engine and the Firefox Profiler open it. Without the policy, or in
+// adds it to each trace as "main (JS)"), and each pthread worker's ("worker
+// N (JS)"), in the browser under test and the wasm tree under test.
+// Chromium, served with Document-Policy: js-profiling and launched with the
+// workers' features (lib/browser.mjs): every format has the thread, its
+// stacks hold both the Emscripten glue's JS functions and named wasm
+// functions, its samples of main() fall inside main() and inside the main
+// thread's own sampled activity, the decoder pthreads' workers show their
+// entry function in the pthreads' time, and DevTools' engine and the
+// Firefox Profiler open it. Without the policy, or in
 // Firefox (no API): no thread, and the reason.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -122,6 +125,31 @@ describe(`the main thread's JS profile in ${testBrowser} (${wasmBuildDir})`, () 
     // And the window: nothing before the first startup phase or after the stop.
     const from = Math.min(...chrome.startup.phases.map((p) => p.begin));
     for (const s of js.samples) assert.ok(s.ts >= from && s.ts <= stop, `sample at ${s.ts} outside ${from}-${stop}`);
+  });
+
+  test('each decoder pthread\'s worker has its own "worker N (JS)" thread, named wasm frames, in the pthread\'s time', { skip: !chromium && 'Chromium only' }, (t) => {
+    const s = byName.get('js-chrome');
+    t.diagnostic(`workers: ${s.jsProfile.workers.map((w) => `${w.name} ${w.samples}`).join(', ')}; ${s.jsProfile.workersReason || 'all answered'}`);
+    // -sPTHREAD_POOL_SIZE=4 (samples/CMakeLists.txt): every pool worker answers (wasmtrace's own never does, and is not asked).
+    assert.deepEqual(s.jsProfile.workers.map((w) => w.name).sort(), ['worker 1 (JS)', 'worker 2 (JS)', 'worker 3 (JS)', 'worker 4 (JS)']);
+    assert.equal(s.jsProfile.workersReason, '');
+    const workers = chrome.threads.filter((x) => /^worker \d+ \(JS\)$/.test(x.name));
+    // The decoders' entry function, by its name-section name, on busy samples of the workers that ran them.
+    const ran = workers.filter((w) => w.samples.some((x) => x.stack.includes('decode_assets')));
+    assert.equal(ran.length, 2, `workers that ran decode_assets: ${ran.map((w) => w.name)}`);
+    const decoders = chrome.threads.filter((x) => /^asset-decoder-\d$/.test(x.name));
+    const span = (th) => {
+      const busy = th.samples.filter((x) => x.stack.length);
+      return [busy[0].ts, busy[busy.length - 1].ts];
+    };
+    const from = Math.min(...decoders.map((d) => span(d)[0]));
+    const to = Math.max(...decoders.map((d) => span(d)[1]));
+    for (const w of ran) {
+      const inDecoder = w.samples.filter((x) => x.stack.includes('decode_assets'));
+      t.diagnostic(`${w.name}: ${inDecoder.length} samples in decode_assets, ${inDecoder[0].ts}-${inDecoder[inDecoder.length - 1].ts} us; decoders ran ${from}-${to} us`);
+      // Its clock moved onto the page's (each worker's timeOrigin differs): within one 10 ms interval.
+      for (const x of inDecoder) assert.ok(x.ts >= from - 10000 && x.ts <= to + 10000, `${w.name}: decode_assets at ${x.ts} us, the decoders ran ${from}-${to}`);
+    }
   });
 
   test('DevTools\' trace engine and the Firefox Profiler open it', { skip: !chromium && 'Chromium only' }, async (t) => {

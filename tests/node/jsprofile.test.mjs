@@ -173,3 +173,39 @@ describe('a stripped module: wasm functions by code offset', () => {
     assert.deepEqual(js.samples[0].stack.map((f) => js.frames[f].name), ['wasm-function[2]', 'wasm-function[7]']);
   });
 });
+
+describe('the workers\' profiles', () => {
+  const worker = (extra) => ({ ...PROFILE, samples: [[4999.5, 1], [5003, 3]], name: 'worker 2 (JS)', offsetMs: 1, ...extra });
+
+  for (const [format, file] of [['chrome', 'chrome.json'], ['firefox', 'firefox.json'], ['folded', 'folded.txt']]) {
+    test(`${format}: each is a thread of its own, its clock moved onto the page's`, () => {
+      const r = addJsProfile(golden(file), { ...PROFILE, workers: [worker()] });
+      assert.deepEqual(r.workers, [{ name: 'worker 2 (JS)', samples: 2 }]);
+      assert.equal(r.workersReason, '');
+      const t = readProfile(r.bytes).threads.find((x) => x.name === 'worker 2 (JS)');
+      assert.ok(t, 'no worker thread');
+      assert.deepEqual(t.samples.map((x) => x.stack), [['callMain', 'main'], ['fetch']]);
+      if (format !== 'folded') {
+        const from = format === 'firefox' ? 5_000_000 : 0;
+        assert.deepEqual(t.samples.map((x) => x.ts + from), [5000500, 5004000]);
+      }
+    });
+  }
+
+  test('a worker it cannot read, or one that did not answer, is named; the rest are added', () => {
+    const r = addJsProfile(golden('chrome.json'), {
+      ...PROFILE,
+      workers: [worker({ samples: [[5001, 77]] }), worker({ name: 'worker 3 (JS)', offsetMs: 'x' }), worker({ name: 'worker 4 (JS)' }), 'junk'],
+      workersMissing: 2,
+    });
+    assert.equal(r.added, EXPECTED.length);
+    assert.deepEqual(r.workers.map((w) => w.name), ['worker 4 (JS)']);
+    assert.match(r.workersReason, /worker 2 \(JS\): the JS profile refers to unknown stack 77/);
+    assert.match(r.workersReason, /worker 3 \(JS\): no clock offset/);
+    assert.match(r.workersReason, /worker 4 \(JS\): no clock offset/, 'the junk entry, by its place');
+    assert.match(r.workersReason, /2 worker\(s\) did not answer/);
+    // A hostile name is not taken as it is.
+    const named = addJsProfile(golden('chrome.json'), { ...PROFILE, workers: [worker({ name: 'main (JS)' }), worker({ name: 'a;b\nc' })] });
+    assert.deepEqual(named.workers.map((w) => w.name), ['worker 1 (JS)', 'worker 2 (JS)']);
+  });
+});
