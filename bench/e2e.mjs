@@ -116,8 +116,12 @@ export function ratios(times) {
 
 // The states of the toggle rounds: nothing running; a wasmtrace session at
 // 1 kHz started at runtime (Module.wasmtrace.startSession) and stopped
-// after the run; Chrome's V8 CPU profiler at 1 ms (CDP; Chromium only).
-export const TOGGLE_STATES = { node: ['none', 'session'], chromium: ['none', 'session', 'v8'] };
+// after the run; Chrome's V8 CPU profiler at 1 ms (CDP; Chromium only); the
+// JS Self-Profiling API at its 10 ms on the page's main thread, what the
+// shim starts for "main (JS)" (Chromium only; the page is served with
+// Document-Policy: js-profiling, and the one the pre-js started at load is
+// stopped before the rounds, so that 'none' runs without it).
+export const TOGGLE_STATES = { node: ['none', 'session'], chromium: ['none', 'session', 'v8', 'jsprof'] };
 const SESSION_1KHZ = { name: 's1k', output: '/traces/s1k.json', compression: 'none', overwrite: true, sampling: { intervalUs: 1000 } };
 // Before every timed run, in every state alike, an untimed cJSON run: what
 // a starting session does on its worker (opening the file, first buffers)
@@ -139,8 +143,20 @@ export async function toggleHarness(factory, sessionConfig, settleRuns) {
   if (mod._e2e_threads_setup() !== 0) throw new Error('plain: e2e_threads_setup failed');
   const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
   let session = null;
-  const totals = { sessions: 0, samples: 0 };
+  const totals = { sessions: 0, samples: 0, jsProfiles: 0, jsSamples: 0 };
+  // The page's own JS profile (js/wasmtrace_pre.js), if the document allows one: stopped.
+  if (typeof mod.wasmtrace.jsProfile === 'function') await mod.wasmtrace.jsProfile();
+  let profiler = null;
   return {
+    startJsProfiler() {
+      profiler = new self.Profiler({ sampleInterval: 10, maxBufferSize: 60000 });
+    },
+    async stopJsProfiler() {
+      const trace = await profiler.stop();
+      totals.jsProfiles++;
+      totals.jsSamples += trace.samples.length;
+      profiler = null;
+    },
     async startSession() {
       session = mod.wasmtrace.startSession(sessionConfig);
       for (let i = 0; i < 1000 && session.state === 'starting'; i++) await sleep(1);
@@ -271,6 +287,8 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
   const { launch } = await import('../lib/browser.mjs');
   const { serve } = await import('../lib/serve.mjs');
   const server = await serve(wasmDir);
+  // The toggle rounds' page may run the JS Self-Profiling API.
+  const profiling = await serve(wasmDir, { jsProfiling: true });
   const browser = await launch();
   try {
     let page = await browser.newPage();
@@ -285,7 +303,7 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
     await page.close();
 
     page = await browser.newPage();
-    await page.goto(`${server.url}bench/e2e/index.html`);
+    await page.goto(`${profiling.url}bench/e2e/index.html`);
     await page.evaluate(async ({ fn, session, settle }) => {
       // eslint-disable-next-line no-new-func
       const h = new Function(`return (${fn})`)();
@@ -300,12 +318,14 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
       async start(s) {
         if (s === 'session') await page.evaluate(() => self.wtToggle.startSession());
         if (s === 'v8') await cdp.send('Profiler.start');
+        if (s === 'jsprof') await page.evaluate(() => self.wtToggle.startJsProfiler());
         await page.evaluate(() => self.wtToggle.settle());
       },
       run: () => page.evaluate(() => self.wtToggle.run()),
       async stop(s) {
         if (s === 'session') await page.evaluate(() => self.wtToggle.stopSession());
         if (s === 'v8') v8Samples += (await cdp.send('Profiler.stop')).profile.samples?.length ?? 0;
+        if (s === 'jsprof') await page.evaluate(() => self.wtToggle.stopJsProfiler());
       },
     };
     const t = await toggleAdaptive(ops, TOGGLE_STATES.chromium, toggleRoundsFor(rounds), TOGGLE_BUDGET_MS, FIXED_ROUNDS, 'chromium');
@@ -315,6 +335,7 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
   } finally {
     await browser.close();
     await server.close();
+    await profiling.close();
   }
 }
 
@@ -342,6 +363,8 @@ const f2 = (x) => x.toFixed(2);
  *   e2e.instrumented[_after_inlining].nolto.ratio   the same without -flto
  *   e2e.v8_cpu_profiler.overhead_pct   Chrome's V8 CPU profiler at 1 ms vs
  *                                   none, plain build (the anchor)
+ *   e2e.js_self_profiling.overhead_pct   the JS Self-Profiling API at 10 ms
+ *                                   (the "main (JS)" thread) vs none
  */
 export function jsonFigures(results) {
   const out = [];
@@ -358,6 +381,8 @@ export function jsonFigures(results) {
     out.push(figure(`${p}.session_1khz.2threads.overhead_pct`, '%', t.session.threads, { target: '<= 1', scale: pct }));
     if (t.v8) out.push(figure(`${p}.v8_cpu_profiler.overhead_pct`, '%', t.v8.single, { scale: pct }));
     if (t.v8) out.push(figure(`${p}.v8_cpu_profiler.2threads.overhead_pct`, '%', t.v8.threads, { scale: pct }));
+    if (t.jsprof) out.push(figure(`${p}.js_self_profiling.overhead_pct`, '%', t.jsprof.single, { scale: pct }));
+    if (t.jsprof) out.push(figure(`${p}.js_self_profiling.2threads.overhead_pct`, '%', t.jsprof.threads, { scale: pct }));
   }
   return out;
 }
@@ -402,6 +427,7 @@ export function section(results, command) {
     toggleRows.push(`| ${where} | none | ${ms('none')} | – | ${msT('none')} | – | ${n} |`);
     toggleRows.push(`| ${where} | wasmtrace session, 1 kHz (${res.toggle.totals.samples} samples in ${res.toggle.totals.sessions} sessions) | ${ms('session')} | ${cell(t.session.single)} | ${msT('session')} | ${cell(t.session.threads)} | ${n} |`);
     if (t.v8) toggleRows.push(`| ${where} | V8 CPU profiler, 1 ms (${res.toggle.totals.v8Samples} samples) | ${ms('v8')} | ${cell(t.v8.single)} | ${msT('v8')} | ${cell(t.v8.threads)} | ${n} |`);
+    if (t.jsprof) toggleRows.push(`| ${where} | JS Self-Profiling API, 10 ms, page main thread (\`main (JS)\`; ${res.toggle.totals.jsSamples} samples) | ${ms('jsprof')} | ${cell(t.jsprof.single)} | ${msT('jsprof')} | ${cell(t.jsprof.threads)} | ${n} |`);
   }
   const any = Object.values(results)[0];
   const only = any.frames.full.filter((n) => !any.frames.after_inlining.includes(n));
@@ -436,7 +462,11 @@ at setup, main waiting on a condition variable (2 pthreads) — the states: noth
 wasmtrace session at 1 kHz (\`Module.wasmtrace.startSession\`, stopped
 after the run, trace to MEMFS uncompressed); in Chromium also Chrome's own
 V8 CPU profiler (DevTools protocol \`Profiler.setSamplingInterval\` 1000 µs,
-\`Profiler.start\`/\`stop\`, through playwright-core's CDP session). Every
+\`Profiler.start\`/\`stop\`, through playwright-core's CDP session), and the
+JS Self-Profiling API at its 10 ms on the page's main thread (\`new
+Profiler()\`, what the shim starts for the \`main (JS)\` thread; the page is
+served with \`Document-Policy: js-profiling\`, and the profile the pre-js
+started at load is stopped before the rounds). Every
 state does ${SETTLE_RUNS} untimed cJSON run before its timed runs (not an idle wait,
 which on a loaded machine hands the core to other jobs). Overhead: the state's time / the
 same round's time with nothing running, minus 1 (median of the paired
