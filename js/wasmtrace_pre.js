@@ -368,7 +368,7 @@ var wasmtraceStartup = (function () {
   } catch (e) { /* not timed */ }
 
   // The main thread's JavaScript and wasm as the browser samples them (see
-  // wasmtraceJsProfiler below), and each pthread worker's, which answer
+  // wasmtraceJsProfiler above), and each pthread worker's, which answer
   // on a BroadcastChannel when the page takes the profiles (the page asks
   // once, when jsProfile() is first called).
   var jsProfiler = wasmtraceJsProfiler(now);
