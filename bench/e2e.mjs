@@ -289,8 +289,10 @@ export async function runChromium(wasmDir, rounds = ROUNDS) {
   const { launch } = await import('../lib/browser.mjs');
   const { serve } = await import('../lib/serve.mjs');
   const server = await serve(wasmDir);
-  // The toggle rounds' page may run the JS Self-Profiling API.
-  const profiling = await serve(wasmDir, { jsProfiling: true });
+  // The toggle rounds' page may run the JS Self-Profiling API; its workers
+  // may not (their scripts come without the header): the pthreads' own
+  // profilers would run in every state, "none" too.
+  const profiling = await serve(wasmDir, { jsProfiling: 'document' });
   const browser = await launch();
   try {
     let page = await browser.newPage();

@@ -169,5 +169,10 @@ export function collectTraces(page: PageLike, options?: ModuleOption & {
   jsProfile?: boolean;
 }): Promise<CollectedTrace[]>;
 
-/** Chromium flags for the workers' JS profiles: chromium.launch({ args: [...CHROMIUM_JS_PROFILING_ARGS] }). */
+/** The Chromium features that let the pthreads' workers run the JS Self-Profiling API. */
+export const CHROMIUM_JS_PROFILING_FEATURES: readonly string[];
+/**
+ * Chromium flags for the workers' JS profiles: chromium.launch({ args: [...CHROMIUM_JS_PROFILING_ARGS] }).
+ * Chromium keeps only the last --enable-features: this one repeats playwright-core's own; merge yours into it.
+ */
 export const CHROMIUM_JS_PROFILING_ARGS: readonly string[];

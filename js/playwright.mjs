@@ -33,13 +33,19 @@ import { WasmtraceError } from './trace-assertions.mjs';
 export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
 export { readProfile };
 
+/** The Chromium features that let the pthreads' workers run the JS Self-Profiling API. */
+export const CHROMIUM_JS_PROFILING_FEATURES = Object.freeze(['DocumentPolicyInDedicatedWorker', 'ProfilerAPIForDedicatedWorker']);
 /**
- * Chromium's command-line flag that lets the pthreads' workers run the JS
- * Self-Profiling API: pass it to chromium.launch({ args }) to get the
- * "worker N (JS)" threads (the page's "main (JS)" needs only the
- * Document-Policy header). wasmtrace record's launcher passes it.
+ * Chromium's command-line flag for them: pass it to chromium.launch({ args })
+ * to get the "worker N (JS)" threads (the page's "main (JS)" needs only the
+ * Document-Policy header). Chromium keeps only the last --enable-features:
+ * this one repeats playwright-core's own (CDPScreenshotNewSurface,
+ * SkipListAccountsWithoutGaiaCookies); merge your own features into it.
+ * wasmtrace record's launcher passes it.
  */
-export const CHROMIUM_JS_PROFILING_ARGS = Object.freeze(['--enable-features=DocumentPolicyInDedicatedWorker,ProfilerAPIForDedicatedWorker']);
+export const CHROMIUM_JS_PROFILING_ARGS = Object.freeze([
+  `--enable-features=${['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies', ...CHROMIUM_JS_PROFILING_FEATURES].join(',')}`,
+]);
 
 /** The expression that finds the Emscripten Module object in the page. */
 export const DEFAULT_MODULE = 'globalThis.Module';
@@ -461,7 +467,7 @@ function uniqueName(name, used) {
  * their trace, the others fail with the abort's message.
  * It runs in the page, so it uses nothing from this module.
  */
-async function collectInPage(M, { names, aborted, jsProfile }) {
+async function collectInPage(M, { names, aborted }) {
   const toBase64 = (bytes) => {
     let out = '';
     for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
@@ -502,54 +508,54 @@ async function collectInPage(M, { names, aborted, jsProfile }) {
     }
     return r;
   }));
-  // The main thread's JS profile, read once the sessions stopped (it ends
-  // there): a reason instead when there is none.
-  let js = null;
-  if (jsProfile) {
-    try {
-      js = typeof M.wasmtrace.jsProfile !== 'function'
-        ? { reason: "the page's wasmtrace shim has no jsProfile() (an app linked with an older wasmtrace)" }
-        : await Promise.race([M.wasmtrace.jsProfile(), new Promise((ok) => setTimeout(() => ok({ reason: 'the JS profile did not come back in 10 s' }), 10000))]);
-    } catch (e) {
-      js = { reason: `reading the JS profile failed: ${String((e && e.message) || e)}` };
+  return results;
+}
+
+// The page's JS profile (Module.wasmtrace.jsProfile()), or { reason }: read
+// after the traces, in a call of its own, so that it never costs them.
+async function jsProfileInPage(M, { waitMs }) {
+  try {
+    if (!M || !M.wasmtrace || typeof M.wasmtrace.jsProfile !== 'function') {
+      return { reason: "the page's wasmtrace shim has no jsProfile() (an app linked with an older wasmtrace)" };
+    }
+    return await Promise.race([M.wasmtrace.jsProfile(),
+      new Promise((ok) => setTimeout(() => ok({ reason: `the JS profile did not come back in ${(waitMs / 1000).toFixed(0)} s` }), waitMs))]);
+  } catch (e) {
+    return { reason: `reading the JS profile failed: ${String((e && e.message) || e)}` };
+  }
+}
+
+// The modules' bytes (Map url -> bytes) for the wasm frames of the JS
+// profiles (the page's and the workers') that have no name (a stripped
+// build: the column names the function), fetched by the tool, not the
+// page; at most 4 modules; those that cannot be had are left out.
+async function wasmModulesFor(js) {
+  const urls = new Set();
+  for (const p of [js, ...(Array.isArray(js?.workers) ? js.workers : [])]) {
+    if (!p || p.reason || !Array.isArray(p.frames) || !Array.isArray(p.resources)) continue;
+    for (const f of p.frames) {
+      const url = f && !f.name ? p.resources[f.resource] : null;
+      if (typeof url === 'string' && /^https?:/i.test(url) && /\.wasm(?:[?#]|$)/i.test(url) && urls.size < 4) urls.add(url);
     }
   }
-  return { results, js };
+  const out = new Map();
+  await Promise.all([...urls].map(async (url) => {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(10000) });
+      if (res.ok) out.set(url, new Uint8Array(await res.arrayBuffer()));
+    } catch {
+      // Named by offset instead.
+    }
+  }));
+  return out;
 }
 
-// The module's bytes when a wasm frame of the JS profile has no name (a
-// stripped build: the column names the function), fetched by the tool
-// (not the page); null otherwise or when it cannot be had.
-async function wasmFor(js) {
-  if (!js || js.reason || !Array.isArray(js.frames) || !Array.isArray(js.resources)) return null;
-  const unnamed = js.frames.find((f) => f && !f.name && /\.wasm(?:[?#]|$)/i.test(js.resources[f.resource] ?? ''));
-  const url = unnamed && js.resources[unnamed.resource];
-  if (!url || !/^https?:/i.test(url)) return null;
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(10000) });
-    return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Stops the sessions (all, or those named in `sessions`) and brings their
- * traces back. Each result: { id, name, output, state, error, advice, stats,
- * stopMs, bytes (Buffer), type, file (when outDir is given), profile (parsed,
- * when parse is true), parseError, jsProfile ({ samples, reason }: the
- * page main thread's JS profile added as the thread "main (JS)", unless
- * jsProfile is false) }. A failed session comes back with its
- * error rather than throwing. After the runtime aborted, the sessions that
- * had stopped still come back with their traces, the others with the
- * abort's message. Rejects with the page's fault when the page navigated
- * away, closed or crashed (watchPage).
- */
 export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000, jsProfile = true } = {}) {
   const w = watchPage(page);
   if (w.fault && w.fault.code !== 'aborted') throw w.fault;
   const aborted = w.fault ? w.fault.message.replace(/^wasmtrace: /, '') : null;
-  const run = inPage(page, module, collectInPage, { names: sessions ? [].concat(sessions) : null, aborted, jsProfile });
+  const t0 = Date.now();
+  const run = inPage(page, module, collectInPage, { names: sessions ? [].concat(sessions) : null, aborted });
   let raw;
   try {
     raw = await guarded(w, within(run, timeoutMs, null), 'gone');
@@ -565,19 +571,31 @@ export async function collectTraces(page, { sessions, outDir, parse = true, modu
     throw new WasmtraceError('busy', `wasmtrace: stopping the sessions did not complete in ${(timeoutMs / 1000).toFixed(0)} s: ` +
       "the page's main thread must return to its event loop to write the traces");
   }
+  // The JS profile: with the time left (at least 2 s, at most 12 s); the
+  // traces are kept whatever becomes of it.
+  let js = null;
+  if (jsProfile && raw.some((r) => r.base64)) {
+    const left = Math.min(12000, Math.max(2000, timeoutMs - (Date.now() - t0)));
+    try {
+      js = await within(inPage(page, module, jsProfileInPage, { waitMs: left - 1000 }), left,
+        { reason: `the JS profile did not come back in ${(left / 1000).toFixed(0)} s (the page's main thread is busy)` });
+    } catch (e) {
+      js = { reason: `reading the JS profile failed: ${String((e && e.message) || e).split('\n')[0]}` };
+    }
+  }
+  const wasmModules = js ? await wasmModulesFor(js) : null;
   const used = new Set();
-  const wasmBytes = await wasmFor(raw.js);
-  return raw.results.map((r) => {
+  return raw.map((r) => {
     const out = { ...r, error: r.error ?? null, advice: r.error ? adviceFor(r.error) : null };
     delete out.base64;
     if (r.base64) out.bytes = Buffer.from(r.base64, 'base64');
-    if (out.bytes && raw.js) {
+    if (out.bytes && js) {
       // The JS profile's samples in this session's window, as the thread
       // "main (JS)" (lib/jsprofile.mjs); the trace as it was if it cannot.
       try {
-        const js = addJsProfile(out.bytes, raw.js, { wasmBytes });
-        out.bytes = js.bytes;
-        out.jsProfile = { samples: js.added, reason: js.reason, workers: js.workers, workersReason: js.workersReason };
+        const added = addJsProfile(out.bytes, js, { wasmModules });
+        out.bytes = added.bytes;
+        out.jsProfile = { samples: added.added, reason: added.reason, workers: added.workers, workersReason: added.workersReason };
       } catch (e) {
         out.jsProfile = { samples: 0, reason: String(e.message || e), workers: [], workersReason: '' };
       }

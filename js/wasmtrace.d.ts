@@ -4,7 +4,6 @@
 /** Lifecycle of a session; it only moves forward. */
 export type WasmtraceSessionState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
-/** One session object of the config blob (see config/wasmtrace.schema.json). */
 /** The JS Self-Profiling API's trace, as plain data (times: the page's performance.now(), ms). */
 export interface WasmtraceJsProfile {
   reason: string;
@@ -20,8 +19,13 @@ export interface WasmtraceJsProfile {
   /** line and column 1-based; -1 when not given; resource indexes `resources`, -1 for none. */
   frames?: Array<{ name: string; resource: number; line: number; column: number }>;
   resources?: string[];
+  /** The pthreads' workers that answered, each with its name ("worker N (JS)") and clock offset to the page's (ms). */
+  workers?: Array<WasmtraceJsProfile & { name: string; offsetMs: number; timeOrigin: number }>;
+  /** Workers that did not answer in 2 s (their pthread still ran). */
+  workersMissing?: number;
 }
 
+/** One session object of the config blob (see config/wasmtrace.schema.json). */
 export interface WasmtraceSessionConfig {
   /** Letters, digits, '-', '_', '.'; used in the default output path. */
   name?: string;

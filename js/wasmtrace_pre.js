@@ -122,7 +122,9 @@ function wasmtraceJsProfiler(now) {
     var channel = new BroadcastChannel(WASMTRACE_JS_PROFILE_CHANNEL);
     channel.onmessage = function (e) {
       var d = e.data;
-      if (!d || d.cmd !== 'take') return;
+      // Only a page that existed when this worker started can be its own
+      // (a BroadcastChannel reaches every page of the origin).
+      if (!d || d.cmd !== 'take' || !(d.pageOrigin <= performance.timeOrigin)) return;
       profiler.take().then(function (p) {
         p.timeOrigin = performance.timeOrigin;
         channel.postMessage({ cmd: 'profile', nonce: d.nonce, profile: p });
@@ -378,7 +380,13 @@ var wasmtraceStartup = (function () {
   function takeWorkerProfiles() {
     if (typeof BroadcastChannel !== 'function' || !workerBirths.length) return Promise.resolve({ workers: [], missing: 0 });
     return new Promise(function (resolve) {
-      var channel = new BroadcastChannel(WASMTRACE_JS_PROFILE_CHANNEL);
+      var channel;
+      try {
+        channel = new BroadcastChannel(WASMTRACE_JS_PROFILE_CHANNEL);
+      } catch (e) { // e.g. an opaque origin
+        resolve({ workers: [], missing: workerBirths.length });
+        return;
+      }
       var nonce = String(Math.random()).slice(2) + '-' + now();
       var got = [];
       var done = false;
@@ -407,11 +415,11 @@ var wasmtraceStartup = (function () {
       }
       channel.onmessage = function (e) {
         var d = e.data;
-        if (!d || d.cmd !== 'profile' || d.nonce !== nonce) return;
+        if (!d || d.cmd !== 'profile' || d.nonce !== nonce || !d.profile || !(d.profile.timeOrigin >= performance.timeOrigin)) return;
         got.push(d.profile);
         if (got.length >= expected) finish();
       };
-      channel.postMessage({ cmd: 'take', nonce: nonce });
+      channel.postMessage({ cmd: 'take', nonce: nonce, pageOrigin: performance.timeOrigin });
       setTimeout(finish, WORKER_ANSWER_MS);
     });
   }

@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM_JS_PROFILING_ARGS } from '../js/playwright.mjs';
 
 /** The browsers launch() knows, the default first. */
 export const BROWSERS = ['chromium', 'firefox'];
@@ -28,8 +29,10 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   // The JS Self-Profiling API in the pthreads' workers (js/wasmtrace_pre.js):
-  // "worker N (JS)" threads (js/playwright.mjs exports the same flag).
-  '--enable-features=DocumentPolicyInDedicatedWorker,ProfilerAPIForDedicatedWorker',
+  // "worker N (JS)" threads. Chromium keeps only the last --enable-features,
+  // and this one comes after playwright-core's own: it repeats those
+  // (js/playwright.mjs exports the same flag).
+  ...CHROMIUM_JS_PROFILING_ARGS,
 ];
 
 // Firefox preferences for a quiet, test-like profile (puppeteer adds its own

@@ -154,18 +154,42 @@ export function serve(dir: string, options?: { port?: number; host?: string; qui
 /** The name of the thread addJsProfile adds. */
 export const JS_THREAD_NAME: 'main (JS)';
 /**
- * Adds the page main thread's JS profile (Module.wasmtrace.jsProfile(), the
- * browser's JS Self-Profiling API) to a wasmtrace trace of any format, gzip
- * or not, as the thread "main (JS)": the samples in the session's window,
- * weighted in the session's sampling periods. `added` samples, or the
- * `reason` there are none. wasmBytes: the app's module, to name the wasm
- * functions of a stripped build ("wasm-function[N]"). Throws a TraceError
- * for a trace or profile it cannot read.
+ * Adds the page's JS profiles (Module.wasmtrace.jsProfile(): the shim's
+ * plain data of the browser's JS Self-Profiling API, not a raw
+ * ProfilerTrace) to a wasmtrace trace of any format, gzip or not, as the
+ * threads "main (JS)" and "worker N (JS)": the samples in the session's
+ * window, weighted in the session's sampling periods. The wasm modules name
+ * the functions of a stripped build ("wasm-function[N]"). Throws for a trace
+ * or profile it cannot read (a TraceError, or the JSON/zlib error of a
+ * broken file).
  */
-export function addJsProfile(trace: Uint8Array, profile: unknown, options?: { wasmBytes?: Uint8Array | null }):
-  { bytes: Buffer | Uint8Array; added: number; reason: string };
-/** Reads a JS profile into frames (name, url, line, column, kind) and samples (ts in us, stack of frame indexes, root first). */
-export function readJsProfile(profile: unknown, options?: { wasmFunctionAt?: ((offset: number) => number | null) | null }): {
+export function addJsProfile(trace: Uint8Array, profile: unknown, options?: {
+  /** One module for every wasm URL. */
+  wasmBytes?: Uint8Array | null;
+  /** Each module by its URL (as the profile's resources name it). */
+  wasmModules?: Map<string, Uint8Array> | null;
+}): {
+  bytes: Buffer | Uint8Array;
+  /** Samples of "main (JS)" added. */
+  added: number;
+  /** The workers' threads added ("worker N (JS)"), with their samples. */
+  workers: Array<{ name: string; samples: number }>;
+  /** '' or why the main thread has none. */
+  reason: string;
+  /** '' or what is missing of the workers. */
+  workersReason: string;
+};
+/** True for a thread addJsProfile added ("main (JS)", "worker N (JS)"). */
+export function isJsProfileThread(name: unknown): boolean;
+/**
+ * Reads a JS profile (the shim's plain data: Module.wasmtrace.jsProfile(), not a raw ProfilerTrace) into frames
+ * (name, url, line, column, kind) and samples (ts in us on the page's clock, stack of frame indexes, root first).
+ * offsetMs: added to every time (a worker's clock to the page's).
+ */
+export function readJsProfile(profile: unknown, options?: {
+  wasmFunctionAt?: ((offset: number, url: string) => number | null) | null;
+  offsetMs?: number;
+}): {
   intervalMs: number; full: boolean;
   frames: Array<{ name: string; url: string; line: number; column: number; kind: 'wasm' | 'js' | 'native' }>;
   samples: Array<{ ts: number; stack: number[] }>;

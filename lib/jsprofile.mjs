@@ -31,6 +31,8 @@ export const isJsProfileThread = (name) => typeof name === 'string' && / \(JS\)$
 const MAX_SAMPLES = 1_000_000;
 const MAX_DEPTH = 4096;
 const MAX_WORKERS = 256;
+const MAX_STACKS = 200_000;
+const MAX_STACK_FRAMES = 20_000_000;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -71,7 +73,7 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
       const m = /^(?:\$func|wasm-function\[)(\d+)\]?$/.exec(name);
       if (m) name = `wasm-function[${m[1]}]`;
       else if (!name) {
-        const index = wasmFunctionAt && column > 0 ? wasmFunctionAt(column) : null;
+        const index = wasmFunctionAt && column > 0 ? wasmFunctionAt(column, url) : null;
         name = index !== null && index !== undefined ? `wasm-function[${index}]` : `(wasm ${file}:${column})`;
       }
     } else if (!name) name = kind === 'js' ? '(anonymous)' : '(native)';
@@ -80,7 +82,9 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
   // Stacks: each a frame and the stack it was called from; resolved to
   // root-first frame lists once per stack (and cached), with cycles and
   // bad references refused.
+  if (stacks.length > MAX_STACKS) throw new TraceError(`the JS profile has ${stacks.length} stacks (at most ${MAX_STACKS})`);
   const resolved = new Array(stacks.length);
+  let frameBudget = MAX_STACK_FRAMES; // all resolved stacks' frames together
   const stackOf = (id) => {
     if (!Number.isInteger(id) || id < 0 || id >= stacks.length) throw new TraceError(`the JS profile refers to unknown stack ${JSON.stringify(id)}`);
     if (resolved[id]) return resolved[id];
@@ -101,6 +105,8 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
     for (let i = chain.length - 1; i >= 0; i--) {
       prefix = prefix.concat([stacks[chain[i]][0]]);
       if (prefix.length > MAX_DEPTH) throw new TraceError(`the JS profile's stack ${id} is deeper than ${MAX_DEPTH}`);
+      frameBudget -= prefix.length;
+      if (frameBudget < 0) throw new TraceError(`the JS profile's stacks hold more than ${MAX_STACK_FRAMES} frames in all`);
       resolved[chain[i]] = prefix;
     }
     return resolved[id];
@@ -217,11 +223,21 @@ function weights(samples, intervalUs) {
  * thread profile it cannot read; a worker's profile it cannot read is left
  * out and named in workersReason.
  */
-export function addJsProfile(traceBytes, profile, { wasmBytes = null } = {}) {
+export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModules = null } = {}) {
   if (isObject(profile) && typeof profile.reason === 'string' && profile.reason) {
     return { bytes: traceBytes, added: 0, workers: [], reason: profile.reason, workersReason: '' };
   }
-  const locator = wasmBytes ? wasmFunctionLocator(wasmBytes) : null;
+  // Unnamed wasm functions by code offset: each module's own (wasmModules,
+  // by URL), or the one module given for every URL (wasmBytes).
+  const locators = new Map();
+  const locatorOf = (url) => {
+    if (!locators.has(url)) {
+      const bytes = wasmModules instanceof Map && wasmModules.has(url) ? wasmModules.get(url) : wasmBytes;
+      locators.set(url, bytes ? wasmFunctionLocator(bytes) : null);
+    }
+    return locators.get(url);
+  };
+  const locator = wasmBytes || wasmModules ? (offset, url) => locatorOf(url)?.(offset) ?? null : null;
   const threads = [{ name: JS_THREAD_NAME, tid: JS_THREAD_TID, js: readJsProfile(profile, { wasmFunctionAt: locator }) }];
   const problems = [];
   const workers = Array.isArray(profile.workers) ? profile.workers.slice(0, MAX_WORKERS) : [];
@@ -252,14 +268,14 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null } = {}) {
   else if (format === 'folded') [out, counts] = addFolded(text, threads);
   else throw new TraceError(`not a trace wasmtrace wrote (format ${format})`);
   if (out === null) {
-    return { bytes: traceBytes, added: 0, workers: [], reason: `the trace already has a "${JS_THREAD_NAME}" thread`, workersReason: '' };
+    return { bytes: traceBytes, added: 0, workers: [], reason: 'the trace already has the JS profile\'s threads', workersReason: '' };
   }
   const bytes = Buffer.from(out, 'utf8');
   return {
     bytes: gz ? gzipSync(bytes) : bytes,
     added: counts[0],
     workers: threads.slice(1).map((t, i) => ({ name: t.name, samples: counts[i + 1] })),
-    reason: counts[0] ? '' : "no JS sample fell in the session's window",
+    reason: counts[0] ? '' : "no JS sample fell in the session's window (the page's profile runs from its load to the first jsProfile() call)",
     workersReason: problems.join('; '),
   };
 }
@@ -282,7 +298,7 @@ function addChrome(text, threads) {
     if (e.name === 'wasmtrace_session') session = e.args;
     else if (e.name === 'wasmtrace_stats') stats = e.args;
     else if (e.name === 'process_name' && e.pid !== undefined) pid = e.pid;
-    else if (e.name === 'thread_name' && e.args?.name === JS_THREAD_NAME) return [null, []];
+    else if (e.name === 'thread_name' && isJsProfileThread(e.args?.name)) return [null, []];
   }
   const w = windowOf(session, stats, stats?.startup);
   const counts = threads.map(({ name, tid, js }) => {
@@ -354,7 +370,7 @@ function serializeChrome(doc, events) {
 function addFirefox(text, threads) {
   const p = JSON.parse(text);
   if (!isObject(p) || !Array.isArray(p.threads) || !isObject(p.meta)) throw new TraceError('Firefox profile without meta and threads');
-  if (p.threads.some((t) => isObject(t) && t.name === JS_THREAD_NAME)) return [null, []];
+  if (p.threads.some((t) => isObject(t) && isJsProfileThread(t.name))) return [null, []];
   const wt = isObject(p.meta.wasmtrace) ? p.meta.wasmtrace : null;
   const w = windowOf(wt, wt, wt?.startup);
   const counts = threads.map(({ name, tid, js }) => {
@@ -485,7 +501,7 @@ function addFolded(text, threads) {
   } catch {
     throw new TraceError("folded stacks: the '# wasmtrace' record is not JSON");
   }
-  if (lines.some((l) => l.startsWith(`${JS_THREAD_NAME};`))) return [null, []];
+  if (lines.some((l) => isJsProfileThread(l.slice(0, l.indexOf(';'))))) return [null, []];
   const w = windowOf(record, record?.stats, record?.stats?.startup);
   const added = [];
   const counts = threads.map(({ name, js }) => {

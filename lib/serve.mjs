@@ -83,7 +83,8 @@ async function fileFor(root, urlPath, also) {
 /**
  * Serves `dir`; resolves to { url, port, close() }. linksInto: directories
  * outside `dir` that symlinks inside it may lead to (default none).
- * jsProfiling: send `Document-Policy: js-profiling` (the JS profile).
+ * jsProfiling: send `Document-Policy: js-profiling` (the JS profile): true on
+ * every file (the page and its workers' scripts), 'document' on HTML only.
  */
 export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, linksInto = [], jsProfiling = false } = {}) {
   // The boundary is the root's real path: a root given through a symlink
@@ -97,9 +98,6 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, l
       'Cross-Origin-Embedder-Policy': 'require-corp',
       'Cross-Origin-Resource-Policy': 'same-origin',
       'Cache-Control': 'no-store',
-      // Lets the page (and its workers) run the JS Self-Profiling API
-      // (Chromium): the shim's "main (JS)" profile.
-      ...(jsProfiling ? { 'Document-Policy': 'js-profiling' } : {}),
     };
     try {
       if (!hosts.has(String(req.headers.host || '').toLowerCase())) {
@@ -108,6 +106,9 @@ export async function serve(dir, { port = 0, host = '127.0.0.1', quiet = true, l
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new Refusal(405, 'only GET and HEAD');
       const file = await fileFor(root, new URL(req.url, 'http://x').pathname, also);
       const body = await readFile(file);
+      // Lets the page (and, on their scripts, its workers) run the JS
+      // Self-Profiling API (Chromium): the shim's "main (JS)" profile.
+      if (jsProfiling === true || (jsProfiling === 'document' && /\.html?$/i.test(file))) headers['Document-Policy'] = 'js-profiling';
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(file)] || 'application/octet-stream' });
       res.end(req.method === 'HEAD' ? undefined : body);
       if (!quiet) console.log(`200 ${req.url}`);

@@ -105,7 +105,11 @@ describe('addJsProfile', () => {
     assert.equal(jsThread(readProfile(r.bytes)).samples.length, EXPECTED.length);
     const again = addJsProfile(r.bytes, PROFILE);
     assert.equal(again.added, 0);
-    assert.match(again.reason, /already has a "main \(JS\)" thread/);
+    assert.match(again.reason, /already has the JS profile's threads/);
+    // A trace that got only a worker's thread is not given it twice either.
+    const workerOnly = addJsProfile(golden('folded.txt'), { ...PROFILE, samples: [], workers: [{ ...PROFILE, name: 'worker 1 (JS)', offsetMs: 0 }] });
+    assert.deepEqual(workerOnly.workers, [{ name: 'worker 1 (JS)', samples: 5 }]);
+    assert.equal(addJsProfile(workerOnly.bytes, PROFILE).added, 0);
     assert.equal(again.bytes, r.bytes);
   });
 
@@ -129,6 +133,11 @@ describe('addJsProfile', () => {
       [{ ...PROFILE, samples: [[5002], [5001]] }, /time order/],
       [{ ...PROFILE, frames: [7] }, /frame 0 is not an object/],
       [{ ...PROFILE, samples: [['x']] }, /sample 0/],
+      // A chain 4,000 deep, then 4,000 stacks below its end: 24 M frames resolved, past the cap.
+      [{ ...PROFILE, frames: [{ name: 'f', resource: 0, line: 1, column: 1 }],
+        stacks: Array.from({ length: 8000 }, (_, i) => (i ? [0, i < 4000 ? i - 1 : 3999] : [0])),
+        samples: Array.from({ length: 8000 }, (_, i) => [5001, i]) }, /frames in all/],
+      [{ ...PROFILE, stacks: { length: 300000 } }, /stacks is not an array/],
     ];
     for (const [p, re] of bad) assert.throws(() => addJsProfile(golden('chrome.json'), p), re);
   });
@@ -160,6 +169,19 @@ describe('a stripped module: wasm functions by code offset', () => {
     assert.equal(at(3), null);
     assert.equal(wasmFunctionLocator(new Uint8Array([1, 2, 3])), null);
     assert.equal(wasmFunctionLocator(m.bytes.slice(0, m.bytes.length - 3)), null, 'a truncated module');
+  });
+
+  test('each module names its own frames (wasmModules, by URL); a module not given leaves the offset', () => {
+    const m = tinyModule();
+    const r = addJsProfile(golden('chrome.json'), {
+      ...PROFILE,
+      resources: ['http://h/a.wasm', 'http://h/b.wasm'],
+      frames: [{ name: '', resource: 0, line: 1, column: m.second + 2 }, { name: '', resource: 1, line: 1, column: m.first + 2 }],
+      stacks: [[0], [1, 0]],
+      samples: [[5001, 1]],
+    }, { wasmModules: new Map([['http://h/a.wasm', m.bytes]]) });
+    const t = readProfile(r.bytes).threads.find((x) => x.name === JS_THREAD_NAME);
+    assert.deepEqual(t.samples[0].stack, ['wasm-function[2]', `(wasm b.wasm:${m.first + 2})`]);
   });
 
   test('unnamed wasm frames get wasm-function[N]; $funcN too', () => {
