@@ -8,8 +8,10 @@
 // fetch and compile callbacks, the app's own JS) and names the wasm
 // functions the browser saw running, at the browser's 10 ms.
 //
-//   addJsProfile(traceBytes, profile) -> { bytes, added, reason }
+//   addJsProfile(traceBytes, profile) -> { bytes, added, workers, reason, workersReason }
 //
+// The pthreads' workers' profiles (profile.workers) become "worker N (JS)"
+// threads the same way, their times moved onto the page's clock.
 // Every format: chrome (thread_name metadata and one Profile/ProfileChunk
 // pair on a tid of its own), firefox (a thread of the processed profile)
 // and folded (lines "main (JS);outer;inner count"). Sample weights are
@@ -56,6 +58,9 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
     if (!Array.isArray(v)) throw new TraceError(`the JS profile's ${name} is not an array`);
   }
   if (samples.length > MAX_SAMPLES) throw new TraceError(`the JS profile has ${samples.length} samples (at most ${MAX_SAMPLES})`);
+  if (frames.length > MAX_STACKS || resources.length > MAX_STACKS) {
+    throw new TraceError(`the JS profile has ${frames.length} frames and ${resources.length} resources (at most ${MAX_STACKS} each)`);
+  }
   const intervalMs = isNum(profile.intervalMs) && profile.intervalMs > 0 ? profile.intervalMs : 10;
   const urls = resources.map((r) => (typeof r === 'string' ? r : ''));
   const outFrames = frames.map((f, i) => {

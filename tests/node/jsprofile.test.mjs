@@ -231,3 +231,43 @@ describe('the workers\' profiles', () => {
     assert.deepEqual(named.workers.map((w) => w.name), ['worker 1 (JS)', 'worker 2 (JS)']);
   });
 });
+
+describe('any value as a profile', () => {
+  test('adds, or refuses with a TraceError; never another error, never a changed trace on refusal', async () => {
+    const { default: fc } = await import('fast-check');
+    const trace = golden('chrome.json');
+    const frame = fc.record({ name: fc.string(), resource: fc.integer({ min: -2, max: 3 }), line: fc.integer(), column: fc.integer() }, { requiredKeys: [] });
+    const profile = fc.record({
+      reason: fc.oneof(fc.constant(''), fc.string()),
+      intervalMs: fc.oneof(fc.double(), fc.constant(10)),
+      resources: fc.array(fc.oneof(fc.string(), fc.constant('http://h/a.wasm'), fc.anything()), { maxLength: 4 }),
+      frames: fc.oneof({ weight: 4, arbitrary: fc.array(frame, { minLength: 6, maxLength: 6 }) }, fc.array(fc.oneof(frame, fc.anything()), { maxLength: 6 })),
+      stacks: fc.oneof(
+        // Well formed: each stack's parent an earlier one (or none).
+        { weight: 4, arbitrary: fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.nat()), { minLength: 1, maxLength: 8 })
+          .map((a) => a.map(([f, p], i) => (i && p % 3 ? [f, p % i] : [f]))) },
+        fc.array(fc.oneof(fc.tuple(fc.integer({ min: -1, max: 6 })), fc.tuple(fc.integer({ min: -1, max: 6 }), fc.integer({ min: -1, max: 8 })), fc.anything()), { maxLength: 8 })),
+      samples: fc.oneof(
+        { weight: 4, arbitrary: fc.array(fc.tuple(fc.double({ min: 4990, max: 5010, noNaN: true }), fc.integer({ min: 0, max: 0 })), { maxLength: 8 })
+          .map((a) => a.sort((x, y) => x[0] - y[0])) },
+        fc.array(fc.oneof(fc.tuple(fc.double({ min: 4990, max: 5010, noNaN: true })), fc.tuple(fc.double({ min: 4990, max: 5010 }), fc.integer({ min: -1, max: 8 })), fc.anything()), { maxLength: 8 })),
+      workers: fc.oneof(fc.constant(undefined), fc.array(fc.anything(), { maxLength: 3 })),
+    }, { requiredKeys: [] });
+    const seen = { refused: 0, added: 0 };
+    fc.assert(fc.property(fc.oneof({ weight: 4, arbitrary: profile }, fc.anything()), (p) => {
+      let r;
+      try {
+        r = addJsProfile(trace, p);
+      } catch (e) {
+        assert.equal(e.name, 'TraceError', `${e.name}: ${e.message}`);
+        seen.refused++;
+        return;
+      }
+      // What it returns reads back.
+      readProfile(r.bytes);
+      if (r.added) seen.added++;
+    }), { numRuns: 400, seed: 24 });
+    // Both ways were taken (the property is not vacuous).
+    assert.ok(seen.refused > 20 && seen.added > 5, JSON.stringify(seen));
+  });
+});
