@@ -22,7 +22,7 @@
 // started before main() carries) to its stop.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
-import { detectFormat } from './profile.mjs';
+import { detectFormat, gridWeights } from './profile.mjs';
 import { TraceError } from './trace.mjs';
 
 export const JS_THREAD_NAME = 'main (JS)';
@@ -205,15 +205,6 @@ function windowOf(session, stats, startup) {
   for (const ph of startup?.phases ?? []) if (isNum(ph?.beginUs) && ph.beginUs < from) from = ph.beginUs;
   const intervalUs = isNum(session?.intervalUs) && session.intervalUs > 0 ? session.intervalUs : 1000;
   return { from, to: stopUs, intervalUs, startUs: isNum(startUs) ? startUs : 0 };
-}
-
-// Weights in the session's periods (see profile.mjs gridWeights).
-function weights(samples, intervalUs) {
-  return samples.map((s, i) => {
-    if (i === 0) return 1; // as readers weigh a thread's first sample (profile.mjs gridWeights)
-    const periods = Math.floor(s.ts / intervalUs) - Math.floor(samples[i - 1].ts / intervalUs);
-    return Math.min(Math.max(periods, 1), 65535);
-  });
 }
 
 /**
@@ -478,7 +469,7 @@ function firefoxThread(p, samples, js, name, tid, w) {
     samples: {
       length: samples.length,
       weightType: 'samples',
-      weight: weights(samples, w.intervalUs),
+      weight: gridWeights(samples, w.intervalUs),
       stack: stackCol,
       time: samples.map((s) => ms(s.ts)),
     },
@@ -511,7 +502,7 @@ function addFolded(text, threads) {
   const added = [];
   const counts = threads.map(({ name, js }) => {
     const samples = inWindow(js, w);
-    const ws = weights(samples, w.intervalUs);
+    const ws = gridWeights(samples, w.intervalUs); // the session's periods, as readers weigh samples
     const byStack = new Map();
     samples.forEach((s, i) => {
       const key = [foldedName(name), ...(s.stack.length ? s.stack.map((f) => foldedName(js.frames[f].name)) : ['(idle)'])].join(';');

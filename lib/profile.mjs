@@ -133,7 +133,7 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 // the encoder computes it for the firefox weight column and folded counts
 // (native/src/encoder.h). Without a known interval, or for a thread's
 // first sample, 1.
-function gridWeights(samples, intervalUs) {
+export function gridWeights(samples, intervalUs) {
   return samples.map((s, i) => {
     if (!(intervalUs > 0) || i === 0 || !isNum(s.ts) || !isNum(samples[i - 1].ts)) return 1;
     const periods = Math.floor(s.ts / intervalUs) - Math.floor(samples[i - 1].ts / intervalUs);
