@@ -312,7 +312,7 @@ var wasmtraceStartup = (function () {
             nextWorkerLabel = null;
             var created = now();
             // wasmtrace's own worker samples for good: it never answers.
-            if (label !== 'wasmtrace worker') workerBirths.push([label, created]);
+            if (label !== 'wasmtrace worker' && workerBirths.length < 1024) workerBirths.push([label, created]);
             var onMessage = function (e) {
               if (!e.data || e.data.cmd !== 'loaded') return;
               worker.removeEventListener('message', onMessage);
@@ -375,7 +375,7 @@ var wasmtraceStartup = (function () {
   // once, when jsProfile() is first called).
   var jsProfiler = wasmtraceJsProfiler(now);
   var jsProfileTaken = null;
-  var workerBirths = []; // [label, created (page ms)] of every Worker
+  var workerBirths = []; // [label, created (page ms)] of the first 1,024 Workers
   var WORKER_ANSWER_MS = 2000;
   function takeWorkerProfiles() {
     if (typeof BroadcastChannel !== 'function' || !workerBirths.length) return Promise.resolve({ workers: [], missing: 0 });
