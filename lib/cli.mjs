@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
+import { heapView, textHeapReport } from './heap.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
 import { startupSummary } from './startup.mjs';
@@ -78,6 +79,10 @@ report: prints the top functions by self and total time of each thread.
                              per thread
     --top <n>                rows per table (default 10)
     --thread <name>          only this thread
+    --heap                   the heap instead (a session with "heap" in its
+                             config, firefox format): by allocation site,
+                             live at the peak, live at stop and allocated,
+                             estimates with 95 % intervals
 
 diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
   wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
@@ -564,6 +569,17 @@ function report(positionals, v, io) {
     return 1;
   }
   const top = v.top !== undefined ? Number(v.top) : 10;
+  if (v.heap) {
+    let view;
+    try {
+      view = heapView(profile);
+    } catch (e) {
+      io.err(`wasmtrace report: ${file}: ${e.message}`);
+      return 1;
+    }
+    io.out(textHeapReport(view, { top, title: `wasmtrace report --heap: ${file}` }));
+    return 0;
+  }
   io.out(textReport(profile, { top, thread: v.thread, title: `wasmtrace report: ${file}` }));
   const notes = limitNotes(profile.stats);
   if (notes.length) {
@@ -644,6 +660,7 @@ const OPTIONS = {
   // report
   html: { type: 'string' },
   thread: { type: 'string' },
+  heap: { type: 'boolean' },
 };
 
 /**

@@ -231,7 +231,9 @@ function readFirefox(p, budget) {
       if (col.length < n) throw new TraceError(`${where}: samples.length says ${n} but samples.${name} has ${col.length} entries`);
     }
     const samples = [];
-    if (n) {
+    let stackOfBuilt = null;
+    const stackTable = () => {
+      if (stackOfBuilt) return stackOfBuilt;
       const prefix = column('stackTable', 'prefix');
       const stackFrame = column('stackTable', 'frame');
       const frameFunc = column('frameTable', 'func');
@@ -251,6 +253,11 @@ function readFirefox(p, budget) {
         budget,
         where: `${where}: stackTable`,
       });
+      stackOfBuilt = { stackOf, size };
+      return stackOfBuilt;
+    };
+    if (n) {
+      const { stackOf, size } = stackTable();
       budget.charge(n * 64, 'its samples');
       let t = 0;
       for (let i = 0; i < n; i++) {
@@ -295,8 +302,34 @@ function readFirefox(p, budget) {
         scopes.push({ name: str(names[i], `markers.name[${i}]`), ts: start * 1000, dur: (end - start) * 1000, cat });
       }
     }
+    // Sampled allocations and frees (wasmtrace's "heap" sessions, or
+    // Firefox's own native allocations): ts in us, bytes signed (a free is
+    // negative), the allocation's stack (a free has none), its address.
+    const allocations = [];
+    const na = th.nativeAllocations;
+    if (isObject(na) && na.length) {
+      const m = na.length;
+      if (!Number.isInteger(m) || m < 0) throw new TraceError(`${where}: nativeAllocations.length is not a count`);
+      for (const c of ['time', 'weight', 'stack']) {
+        if (!Array.isArray(na[c]) || na[c].length < m) throw new TraceError(`${where}: nativeAllocations.length says ${m} but nativeAllocations.${c} is ${Array.isArray(na[c]) ? `${na[c].length} entries long` : 'not an array'}`);
+      }
+      const addr = Array.isArray(na.memoryAddress) && na.memoryAddress.length >= m ? na.memoryAddress : null;
+      budget.charge(m * 96, 'its allocations');
+      for (let i = 0; i < m; i++) {
+        const t = na.time[i], w = na.weight[i], st = na.stack[i];
+        if (!isNum(t) || !isNum(t * 1000)) throw new TraceError(`${where}: nativeAllocations.time[${i}] is not a number`);
+        if (!isNum(w)) throw new TraceError(`${where}: nativeAllocations.weight[${i}] is not a number`);
+        let stack = [];
+        if (st !== null && st !== undefined) {
+          const { stackOf, size } = stackTable();
+          stack = stackOf(checkIndex(st, size, `nativeAllocations.stack[${i}]`));
+        }
+        const a = addr ? addr[i] : null;
+        allocations.push({ ts: t * 1000, bytes: w, stack, address: isNum(a) ? a : null });
+      }
+    }
     const tid = typeof th.tid === 'number' || typeof th.tid === 'string' ? th.tid : index;
-    return { tid, name: typeof th.name === 'string' && th.name ? th.name : `thread ${index}`, samples, scopes };
+    return { tid, name: typeof th.name === 'string' && th.name ? th.name : `thread ${index}`, samples, scopes, allocations };
   });
   // wasmtrace's encoder puts the session and its drop counts in meta.wasmtrace
   // (the same fields as the chrome format's wasmtrace_session/_stats).
@@ -306,7 +339,7 @@ function readFirefox(p, budget) {
     session: wt,
     intervalUs: isNum(wt?.intervalUs) ? wt.intervalUs : intervalMs ? intervalMs * 1000 : inferInterval(threads),
     stats: wt && wt.samplesTaken !== undefined ? wt : null,
-    threads: threads.filter((th) => th.samples.length || th.scopes.length),
+    threads: threads.filter((th) => th.samples.length || th.scopes.length || th.allocations.length),
     startup: startupOf(wt),
   };
 }

@@ -136,6 +136,8 @@ TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 TOOLCHAIN_TESTS+=(tests/browser/timeline.test.mjs)
 # The main thread's JS profile (the JS Self-Profiling API; Chromium).
 TOOLCHAIN_TESTS+=(tests/browser/jsprofile.test.mjs)
+# Heap profiling: the allocator shim on each version's dlmalloc and emmalloc.
+TOOLCHAIN_TESTS+=(tests/browser/heap.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
@@ -160,7 +162,7 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
   tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs
-  tests/browser/jsprofile.test.mjs)
+  tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {

@@ -13,6 +13,7 @@
 #endif
 
 #include "categories.h"
+#include "heap.h"
 #include "mem.h"
 #include "outputs.h"
 #include "platform.h"
@@ -183,6 +184,9 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     wt_session_log_failure(s->config.name, s->error);
   }
   if (out_id) *out_id = id;
+  /* After it is in the table (heap.h: the worker may only raise the
+   * interval from a value it read before its table). */
+  if (rc == WT_OK && s->config.heap_sample_bytes) wt_heap_request(s->config.heap_sample_bytes);
   wt_runtime_update_categories();
   wt_runtime_wake();
   return rc;

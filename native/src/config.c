@@ -80,7 +80,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
   static const char *const keys[] = {"name",        "output",     "format",     "compression",
                                      "compressionLevel", "sampling", "categories", "durationMs",
                                      "maxBufferKB", "whenFull",   "counters",   "overwrite",
-                                     "stream",      NULL};
+                                     "stream",      "heap",       NULL};
   char sub[160];
   if (!cJSON_IsObject(obj)) {
     wt_cfg_fail(err, cap, path, "expected an object, got %s", wt_cfg_type_name(obj));
@@ -195,6 +195,13 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
       !parse_switch(v, path, "counters", "intervalMs", 1, 60000, &c->counters,
                     &c->counter_interval_ms, ctx, err, cap))
     return 0;
+  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "heap"))) {
+    /* Present: on, at 512 KiB unless it says otherwise. */
+    int on = 1;
+    uint32_t bytes = WT_HEAP_DEFAULT_SAMPLE_BYTES;
+    if (!parse_switch(v, path, "heap", "sampleBytes", 1, 1u << 30, &on, &bytes, ctx, err, cap)) return 0;
+    c->heap_sample_bytes = on ? bytes : 0;
+  }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "categories"))) {
     snprintf(sub, sizeof sub, "%s.categories", path);
     if (!cJSON_IsArray(v)) {

@@ -28,6 +28,8 @@
 /* The directory of default outputs, and the only one a config from an
  * untrusted source may write to (wt_config_restrict_untrusted). */
 #define WT_OUTPUT_DIR "/traces/"
+/* "heap": {} samples allocations every 512 KiB on average (heap.h). */
+#define WT_HEAP_DEFAULT_SAMPLE_BYTES 524288u
 
 typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;
 typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
@@ -46,6 +48,7 @@ typedef struct wt_session_config {
   int counters;         /* 1: built-in counters (default) */
   uint32_t counter_interval_ms;
   wt_when_full when_full;
+  uint32_t heap_sample_bytes; /* mean bytes between heap samples (heap.h); 0: off (default) */
   int stream;           /* 1: a copy of the output goes to the diagnostic server (stream.h) */
   int category_count;
   char categories[WT_MAX_CATEGORIES][WT_CATEGORY_MAX];

@@ -56,19 +56,30 @@ typedef struct wt_sample {
 } wt_sample;
 
 /* Kinds of event records (the high bit of `kind` marks an unfinished scope). */
-enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3 };
+enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3, WT_REC_ALLOC = 4, WT_REC_FREE = 5 };
+#define WT_REC_IS_HEAP(k) (WT_REC_KIND(k) == WT_REC_ALLOC || WT_REC_KIND(k) == WT_REC_FREE)
 #define WT_REC_UNFINISHED 0x80u
 #define WT_REC_KIND(k) ((k) & 0x7fu)
 #define WT_PROCESS_THREAD 0xffffu /* `thread` of process-wide records */
 
-/* One event waiting to be encoded: 24 bytes, fixed layout. */
+/* One event waiting to be encoded: 24 bytes, fixed layout. Heap records
+ * (firefox format only; session.c wt_session_record_heap): ALLOC has its
+ * stack's call-tree node in `id`, the allocating thread in `thread` and
+ * `cat`; FREE has the allocating thread in `thread` (so that it sorts with
+ * its allocation) and the freeing thread in `cat`; both the block's
+ * address and estimated bytes in `heap`. */
 typedef struct wt_event_rec {
-  double ts_us;    /* begin (scope) or time (instant, counter) */
-  double value;    /* end time (scope) or value (counter) */
-  uint32_t id;     /* interned name (registry.h) */
+  double ts_us;    /* begin (scope) or time (instant, counter, heap) */
+  union {
+    double value;  /* end time (scope) or value (counter) */
+    struct {
+      uint32_t addr, bytes;
+    } heap;        /* WT_REC_ALLOC, WT_REC_FREE */
+  };
+  uint32_t id;     /* interned name (registry.h); ALLOC: node */
   uint16_t thread; /* registry slot, or WT_PROCESS_THREAD */
   uint8_t kind;    /* WT_REC_* | WT_REC_UNFINISHED */
-  uint8_t cat;     /* category index (wt_registry_category_name) */
+  uint8_t cat;     /* category index (wt_registry_category_name); heap: a thread slot */
 } wt_event_rec;
 _Static_assert(sizeof(wt_event_rec) == 24, "wt_event_rec must stay 24 bytes");
 
@@ -89,6 +100,7 @@ typedef struct wt_stats_rec {
   uint64_t threads_seen, high_water, worker_busy_us, lateness_p50, lateness_p99;
   uint64_t allocations_refused; /* this session's allocations refused (mem.h) */
   uint64_t samples_waiting;     /* samples of a thread blocked in a wait */
+  uint64_t heap_allocs, heap_frees, heap_live, heap_peak, heap_total; /* heap sampling (heap.h) */
   int stopped_early_oom;        /* it stopped early because memory ran out */
   double encode_us, worker_created_us, worker_started_us, lateness_max_us;
 } wt_stats_rec;

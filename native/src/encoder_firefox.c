@@ -321,17 +321,78 @@ static uint32_t marker_category(ff_writer *w, uint32_t cat) {
   return w->marker_cat[cat] ? w->marker_cat[cat] : CAT_OTHER;
 }
 
-static void write_markers(ff_writer *w, uint16_t slot) {
-  wt_json *j = w->j;
+/* The thread's events: ev_order[*lo .. *hi), in time order. */
+static void thread_events(const ff_writer *w, uint16_t slot, uint32_t *lo_out, uint32_t *hi_out) {
   const ff_state *f = w->f;
-  /* This thread's scopes and instants, in begin-time order. */
   uint32_t lo = 0, hi = (uint32_t)f->events.count;
   while (lo < hi && event_at(f, w->ev_order[lo])->thread < slot) lo++;
   hi = lo;
   while (hi < f->events.count && event_at(f, w->ev_order[hi])->thread == slot) hi++;
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
+/* A record that is a marker: a scope or an instant. */
+static int is_marker(const wt_event_rec *r) {
+  int kind = WT_REC_KIND(r->kind);
+  return kind == WT_REC_SCOPE || kind == WT_REC_INSTANT;
+}
+
+/* The thread's sampled allocations and frees (heap.h) as the profile's
+ * nativeAllocations table, balanced: an allocation has its stack and a
+ * positive weight, its free the same address and the negative weight, on
+ * the allocating thread's table (the Firefox Profiler matches them by
+ * address within a table for its "Retained memory" view); threadId says
+ * which thread allocated or freed. A free has no stack (the shim copies
+ * none at free): the profiler finds its allocation by address. */
+static void write_allocations(ff_writer *w, uint16_t slot) {
+  wt_json *j = w->j;
+  const ff_state *f = w->f;
+  uint32_t lo, hi, n = 0;
+  thread_events(w, slot, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++) n += WT_REC_IS_HEAP(event_at(f, w->ev_order[i])->kind) != 0;
+  static const char *const cols[] = {"time", "weight", "stack", "memoryAddress", "threadId"};
+  wt_json_lit(j, "\"nativeAllocations\":{\"length\":");
+  wt_json_u64(j, n);
+  wt_json_lit(j, ",\"weightType\":\"bytes\"");
+  for (int c = 0; c < 5; c++) {
+    wt_json_lit(j, ",\"");
+    wt_json_lit(j, cols[c]);
+    wt_json_lit(j, "\":[");
+    int first = 1;
+    for (uint32_t i = lo; i < hi; i++) {
+      const wt_event_rec *r = event_at(f, w->ev_order[i]);
+      if (!WT_REC_IS_HEAP(r->kind)) continue;
+      int alloc = WT_REC_KIND(r->kind) == WT_REC_ALLOC;
+      if (!first) wt_json_lit(j, ",");
+      first = 0;
+      switch (c) {
+        case 0: write_ms(w, r->ts_us); break;
+        case 1:
+          if (!alloc) wt_json_lit(j, "-");
+          wt_json_u64(j, r->heap.bytes);
+          break;
+        case 2:
+          if (alloc && r->id && w->stack_of[r->id]) wt_json_u64(j, w->stack_of[r->id] - 1);
+          else wt_json_lit(j, "null");
+          break;
+        case 3: wt_json_u64(j, r->heap.addr); break;
+        default: wt_json_u64(j, r->cat + 1u); break; /* the tid the threads carry */
+      }
+    }
+    wt_json_lit(j, "]");
+  }
+  wt_json_lit(j, "},\n");
+}
+
+static void write_markers(ff_writer *w, uint16_t slot) {
+  wt_json *j = w->j;
+  const ff_state *f = w->f;
+  /* This thread's scopes and instants, in begin-time order. */
+  uint32_t lo, hi;
+  thread_events(w, slot, &lo, &hi);
   uint32_t n = 0;
-  for (uint32_t i = lo; i < hi; i++)
-    if (WT_REC_KIND(event_at(f, w->ev_order[i])->kind) != WT_REC_COUNTER) n++;
+  for (uint32_t i = lo; i < hi; i++) n += is_marker(event_at(f, w->ev_order[i]));
   size_t nphases = slot == w->phase_slot ? w->nphases : 0;
   n += (uint32_t)nphases;
 
@@ -346,7 +407,7 @@ static void write_markers(ff_writer *w, uint16_t slot) {
     for (uint32_t i = lo; i < hi; i++) {
       const wt_event_rec *r = event_at(f, w->ev_order[i]);
       int kind = WT_REC_KIND(r->kind);
-      if (kind == WT_REC_COUNTER) continue;
+      if (!is_marker(r)) continue;
       if (!first) wt_json_lit(j, ",");
       first = 0;
       int unfinished = kind == WT_REC_SCOPE && (r->kind & WT_REC_UNFINISHED);
@@ -420,6 +481,15 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_u32map_reset(&w->func_of);
   uint32_t lo = w->first[slot], hi = w->first[slot + 1];
   for (uint32_t i = lo; i < hi; i++) stack_for(w, sample_node(w->f, w->order[i]));
+  int heap = v->config->heap_sample_bytes != 0;
+  if (heap) { /* the allocations' stacks too */
+    uint32_t elo, ehi;
+    thread_events(w, slot, &elo, &ehi);
+    for (uint32_t i = elo; i < ehi; i++) {
+      const wt_event_rec *r = event_at(w->f, w->ev_order[i]);
+      if (WT_REC_KIND(r->kind) == WT_REC_ALLOC && r->id) stack_for(w, r->id);
+    }
+  }
 
   if (!*first_thread) wt_json_lit(j, ",");
   *first_thread = 0;
@@ -490,6 +560,7 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, "},\n\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
                  "\"nativeSymbols\":{\"length\":0,\"libIndex\":[],\"address\":[],\"name\":[],"
                  "\"functionSize\":[]},\n");
+  if (heap) write_allocations(w, slot);
   write_markers(w, slot);
   wt_json_lit(j, "}");
 }
@@ -591,7 +662,7 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
   /* One category per wasmtrace category that names a marker. */
   for (size_t i = 0; i < w->f->events.count; i++) {
     const wt_event_rec *r = event_at(w->f, i);
-    if (WT_REC_KIND(r->kind) == WT_REC_COUNTER || r->cat >= WT_MAX_CATEGORY_NAMES || w->marker_cat[r->cat])
+    if (!is_marker(r) || r->cat >= WT_MAX_CATEGORY_NAMES || w->marker_cat[r->cat])
       continue;
     w->marker_cat[r->cat] = (uint8_t)w->ncats;
     wt_json_lit(j, ",{\"name\":");

@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "platform.h"
+
+/* wasmtrace's own blocks are never sampled by the heap shim (heap.h). */
+#define OWN(call) (wt_i_heap_own++, own_result = (call), wt_i_heap_own--, own_result)
+static _Thread_local void *own_result;
 
 /* Room the heap must keep after a request: malloc grows its top chunk in
  * 64 KiB granules and adds headers, and app threads may allocate between
@@ -65,7 +70,7 @@ static void *granted(int how, size_t n, void *p) {
 
 void *wt_mem_alloc(size_t n) {
   int how = grant(n);
-  return how ? granted(how, n, malloc(n ? n : 1)) : NULL;
+  return how ? granted(how, n, OWN(malloc(n ? n : 1))) : NULL;
 }
 
 void *wt_mem_calloc(size_t count, size_t size) {
@@ -75,13 +80,13 @@ void *wt_mem_calloc(size_t count, size_t size) {
   }
   size_t n = count * size;
   int how = grant(n);
-  return how ? granted(how, n, calloc(n ? n : 1, 1)) : NULL;
+  return how ? granted(how, n, OWN(calloc(n ? n : 1, 1))) : NULL;
 }
 
 void *wt_mem_realloc(void *p, size_t n) {
   if (!p) return wt_mem_alloc(n);
   int how = grant(n);
-  return how ? granted(how, n, realloc(p, n ? n : 1)) : NULL;
+  return how ? granted(how, n, OWN(realloc(p, n ? n : 1))) : NULL;
 }
 
 void *wt_mem_aligned_alloc(size_t align, size_t n) {
@@ -90,7 +95,7 @@ void *wt_mem_aligned_alloc(size_t align, size_t n) {
     return NULL;
   }
   int how = grant(n + align); /* the worst case of the alignment's padding */
-  return how ? granted(how, n + align, aligned_alloc(align, n)) : NULL;
+  return how ? granted(how, n + align, OWN(aligned_alloc(align, n))) : NULL;
 }
 
 void wt_mem_free(void *p) {

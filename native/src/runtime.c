@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "heap.h"
 #include "mem.h"
 #include "outputs.h"
 #include "phases.h"
@@ -52,9 +53,10 @@ wt_status wt_runtime_init(void) {
   /* Register the caller (normally the main thread) so it is sampled from
    * the first tick, before it ever opens a scope. */
   wt_thread_self();
-  static const char *const builtin[3] = {"wasm heap bytes", "malloc bytes in use", "live threads"};
+  static const char *const builtin[5] = {"wasm heap bytes", "malloc bytes in use", "live threads",
+                                         "heap live bytes (sampled)", "heap allocated bytes (sampled)"};
   wt_rt.builtin_counter_cat = wt_registry_intern_category("wasmtrace");
-  for (int i = 0; i < 3; i++) wt_rt.builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
+  for (int i = 0; i < 5; i++) wt_rt.builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
 #ifdef __EMSCRIPTEN__
   char refused[WT_ERROR_MAX] = "";
   if (wt_js_pool_prepare(refused, (int)sizeof refused) != 0) return worker_failed(refused);
@@ -108,5 +110,6 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
   wt_registry_reset();
   wt_outputs_reset_for_testing();
   wt_phases_reset_for_testing();
+  wt_heap_reset_for_testing();
   wt_categories_force(record_categories);
 }

@@ -49,7 +49,7 @@ typedef struct wt_runtime {
   _Atomic uint64_t worker_busy_us;  /* time the worker spent awake (CPU upper bound) */
   _Atomic double worker_started_us; /* when the worker thread began running */
   double worker_created_us;         /* when wt_runtime_init created it */
-  uint32_t builtin_counter_ids[3];  /* heap bytes, malloc bytes in use, live threads */
+  uint32_t builtin_counter_ids[5];  /* heap bytes, malloc bytes in use, live threads, heap live and allocated (sampled) */
   uint32_t builtin_counter_cat;     /* their category ("wasmtrace") */
 
   /* --- categories (categories.c) -------------------------------------- */

@@ -107,6 +107,8 @@ struct wt_session {
   _Atomic uint64_t bytes_encoded, bytes_written;
   _Atomic uint32_t threads_seen, high_water;
   _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
+  /* Heap sampling (config heap_sample_bytes; heap.h): estimated bytes. */
+  _Atomic uint64_t heap_allocs, heap_frees, heap_live, heap_peak, heap_total;
 
   /* --- worker-owned -------------------------------------------------------- */
   wt_grid grid;     /* its sampling schedule (grid.h; worker.c walks it) */
@@ -172,6 +174,12 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
  * worker no longer calls it; kept for the stats record's compatibility. */
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
+/* Records a sampled allocation or its free (heap.h) that the session
+ * accepted: its estimated live, peak and total bytes, and, for the firefox
+ * format, the allocation with its stack as a node of the call tree
+ * (WT_REC_ALLOC) or its free (WT_REC_FREE). Worker only. */
+struct wt_heap_entry;
+void wt_session_record_heap(wt_session *s, const struct wt_heap_entry *e);
 void wt_session_free_buffers(wt_session *s);
 /* Bytes the session's buffers hold now, the encoder's state and retained
  * buffers included (not its fixed overhead: see session.c). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "heap.h"
 #include "json.h"
 #include "mem.h"
 #include "platform.h"
@@ -197,6 +198,11 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .encode_us = s->enc.encode_us,
       .allocations_refused = atomic_load(&s->alloc_refused),
       .stopped_early_oom = atomic_load(&s->oom_stop),
+      .heap_allocs = atomic_load(&s->heap_allocs),
+      .heap_frees = atomic_load(&s->heap_frees),
+      .heap_live = atomic_load(&s->heap_live),
+      .heap_peak = atomic_load(&s->heap_peak),
+      .heap_total = atomic_load(&s->heap_total),
   };
   uint64_t busy = 0;
   if (s->host && s->host->worker_times)
@@ -238,6 +244,42 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
 
 /* Its members are the trace paths of stats_list.h (tests/node/counters.test.mjs
  * checks the golden traces against the list). */
+/* "heap":{...}: the session's estimates and the process-wide drops of the
+ * shim (heap.h), for a session that samples the heap. */
+static void write_heap_stats(const wt_encode_view *v, wt_json *j) {
+  const wt_stats_rec *r = &v->stats;
+  wt_heap_counts c;
+  wt_heap_counts_get(&c);
+  wt_json_lit(j, ",\"heap\":{\"sampleBytes\":");
+  wt_json_u64(j, v->config->heap_sample_bytes);
+  wt_json_lit(j, ",\"linked\":");
+  wt_json_lit(j, c.linked ? "true" : "false");
+  if (c.unavailable) wt_json_lit(j, ",\"unavailable\":\"out of memory for its queue and address set\"");
+  const struct {
+    const char *key;
+    uint64_t value;
+  } f[] = {{"allocations", r->heap_allocs}, {"frees", r->heap_frees},     {"liveBytes", r->heap_live},
+           {"peakBytes", r->heap_peak},     {"allocatedBytes", r->heap_total}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    wt_json_lit(j, ",\"");
+    wt_json_lit(j, f[i].key);
+    wt_json_lit(j, "\":");
+    wt_json_u64(j, f[i].value);
+  }
+  /* Process-wide, since the page started: a drop belongs to no session. */
+  wt_json_lit(j, ",\"dropped\":{\"queueFull\":");
+  wt_json_u64(j, c.queue_full);
+  wt_json_lit(j, ",\"setFull\":");
+  wt_json_u64(j, c.set_full);
+  wt_json_lit(j, ",\"freesLost\":");
+  wt_json_u64(j, c.frees_lost);
+  wt_json_lit(j, "},\"withoutThread\":{\"allocations\":");
+  wt_json_u64(j, c.no_thread);
+  wt_json_lit(j, ",\"bytes\":");
+  wt_json_u64(j, c.no_thread_bytes);
+  wt_json_lit(j, "}}");
+}
+
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j) {
   const wt_stats_rec *r = &v->stats;
   uint64_t lost = t->samples_dropped < v->nsamples ? t->samples_dropped : v->nsamples;
@@ -295,6 +337,7 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
     wt_json_u64(j, r->allocations_refused + t->alloc_failures);
   }
   if (r->stopped_early_oom) wt_json_lit(j, ",\"stoppedEarly\":\"out of memory\"");
+  if (v->config->heap_sample_bytes) write_heap_stats(v, j);
   if (t->lost) {
     wt_json_lit(j, ",\"lost\":");
     wt_json_string(j, t->lost);

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "heap.h"
 #include "mem.h"
 #include "platform.h"
 #include "registry.h"
@@ -181,6 +182,34 @@ static void drain_rings(int nsessions) {
   }
 }
 
+/* ---- heap samples ------------------------------------------------------------ */
+
+/* Gives a sampled allocation to every running session that samples the
+ * heap and started before it, and its free to those that took the
+ * allocation. */
+static void heap_dispatch(const wt_heap_entry *e, void *ctx) {
+  int nsessions = *(const int *)ctx;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (!running(s) || !s->config.heap_sample_bytes || e->alloc_ts_us < s->start_us) continue;
+    wt_session_record_heap(s, e);
+  }
+}
+
+/* Samples the heap at the smallest interval the live sessions ask for (0:
+ * none does), and moves the shim's queue into the sessions. */
+static void heap_phase(int nsessions) {
+  uint32_t was = wt_heap_interval(), want = 0;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    int st = s ? atomic_load_explicit(&s->state, memory_order_acquire) : -1;
+    uint32_t b = s ? s->config.heap_sample_bytes : 0;
+    if ((st == WT_SESSION_STARTING || st == WT_SESSION_RUNNING) && b && (!want || b < want)) want = b;
+  }
+  if (want != was) wt_heap_set_interval(want, was);
+  wt_heap_drain(heap_dispatch, &nsessions);
+}
+
 /* ---- adopt and stop ---------------------------------------------------------- */
 
 /* Ends the scopes still open on every thread for a session that stops:
@@ -222,6 +251,7 @@ static void start_session(wt_session *s, double now, int join) {
  * taken, so no grid point at or before `t` is left to count. */
 static void stop_session(wt_session *s, int nsessions, double t) {
   drain_rings(nsessions);
+  wt_heap_drain(heap_dispatch, &nsessions);
   close_open_scopes(s, t);
   s->stop_us = t;
   /* CAS: the main thread may have failed the session meanwhile (output
@@ -401,8 +431,12 @@ static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
     malloc_bytes = (double)wt_platform_malloc_bytes();
     s->next_malloc_us = now + 250000.0;
   }
-  const double values[3] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live};
-  for (int i = 0; i < 3; i++) {
+  /* With heap sampling, the session's own estimates (heap.h). */
+  int heap = s->config.heap_sample_bytes != 0;
+  const double values[5] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live,
+                            heap ? (double)atomic_load_explicit(&s->heap_live, memory_order_relaxed) : -1,
+                            heap ? (double)atomic_load_explicit(&s->heap_total, memory_order_relaxed) : -1};
+  for (int i = 0; i < 5; i++) {
     if (values[i] < 0) continue; /* not measurable here */
     wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_rt.builtin_counter_ids[i],
                         .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
@@ -624,6 +658,7 @@ void *wt_worker_main(void *arg) {
     wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
     double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
+      heap_phase(nsessions);
       stop_phase(nsessions, t);
       drain_rings(nsessions);
       /* Again: a session added since needs the records it could still see. */

@@ -63,9 +63,10 @@ function sessionFileWritten(file) {
  * @returns {Promise<{version: string, threads: Array<{handle: string,
  *   name: string, tid: string, markerCount: number, totalSamples: number,
  *   activeSamples: number, selfSamples: Array<[string, number]>,
- *   categories: Array<[string, number]>}>, counters: string}>}
+ *   categories: Array<[string, number]>, strategyTotals: Array<[string, number]>|null}>,
+ *   counters: string}>}
  */
-export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 120000 } = {}) {
+export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.json', timeoutMs = 120000, strategy = null } = {}) {
   const cli = profilerCliPath();
   if (!cli) throw new Error('@firefox-devtools/profiler-cli is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'wt-fxp-'));
@@ -123,6 +124,13 @@ export async function importWithFirefoxProfiler(bytes, { fileName = 'profile.jso
         activeSamples: active.categoryBreakdown.totalSamples,
         selfSamples: all.topFunctionsBySelf.filter((f) => f.selfSamples > 0).map((f) => [f.name, f.selfSamples]),
         categories: all.categoryBreakdown.categories.map((c) => [c.name, c.samples]),
+        // With a strategy (e.g. native-retained-allocations): the
+        // profiler's own totals per function under it (bytes for the
+        // allocation strategies).
+        strategyTotals: strategy
+          ? JSON.parse(await pq('thread', 'samples', '--thread', t.threadHandle, '--strategy', strategy, '--json', '--limit', '100000'))
+            .topFunctionsByTotal.map((f) => [f.name, f.totalSamples])
+          : null,
       });
     }
     const counters = await pq('counter', 'list');

@@ -1,0 +1,174 @@
+// The heap view of a trace (`wasmtrace report --heap`): a session that
+// sampled the heap (config "heap", firefox format) holds every sampled
+// allocation with its stack and estimated bytes, and its free, as the
+// Firefox Profiler's nativeAllocations. From them: by allocation site (the
+// innermost named frame of the allocation's stack), what was live at the
+// heap's peak, what was live when the session stopped, and what was
+// allocated in all, each an estimate with its 95 % interval.
+//
+// The estimate: the shim samples an allocation of n bytes with probability
+// p = 1 - e^(-n/I) (I: the mean sampling interval) and weighs it n / p
+// (native/src/heap.h), so a site's sum of weights is unbiased. Its variance
+// (Horvitz-Thompson) is the sum of n^2 (1 - p) / p^2 = w^2 (1 - p) over its
+// sampled allocations; the interval is +-1.96 standard deviations. n is
+// found from w (w = n / (1 - e^(-n/I)) grows with n).
+import { TraceError } from './trace.mjs';
+
+/** The bytes n that a sampled allocation of weight w stands for at interval I. */
+export function sizeOfWeight(w, interval) {
+  if (!(interval > 0) || !(w > 0)) return w;
+  const weightOf = (n) => n / -Math.expm1(-n / interval);
+  if (w <= interval) return Math.min(w, 1); // below I: a 1-byte allocation weighs ~I
+  let lo = 0, hi = w;
+  for (let k = 0; k < 60; k++) {
+    const mid = (lo + hi) / 2;
+    if (weightOf(mid) < w) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Variance of one sampled allocation's weight as an estimate of its bytes. */
+export function weightVariance(w, interval) {
+  if (!(interval > 0)) return 0;
+  const n = sizeOfWeight(w, interval);
+  const p = -Math.expm1(-n / interval);
+  return w * w * (1 - p);
+}
+
+const isPseudo = (name) => name.startsWith('(') && name.endsWith(')');
+
+/** The allocation site of a stack: its innermost named frame. */
+export function siteOf(stack) {
+  for (let i = stack.length - 1; i >= 0; i--) if (!isPseudo(stack[i])) return stack[i];
+  return '(no stack)';
+}
+
+/**
+ * The heap view of a profile read by readProfile.
+ * @returns {{ interval: number|null, threads: number, allocations: number, frees: number,
+ *   peak: { bytes: number, ts: number }, live: number, allocated: number,
+ *   sites: Array<{ site: string, thread: string, peak: number, peakVar: number,
+ *     live: number, liveVar: number, allocated: number, allocatedVar: number, count: number }>,
+ *   stats: object|null }}
+ */
+export function heapView(profile) {
+  const heapStats = profile.stats?.heap ?? profile.session?.heap ?? null;
+  const interval = Number.isFinite(heapStats?.sampleBytes) ? heapStats.sampleBytes : null;
+  const events = [];
+  for (const t of profile.threads) {
+    for (const a of t.allocations ?? []) events.push({ ...a, thread: t.name });
+  }
+  if (!events.length) {
+    throw new TraceError(heapStats
+      ? `the session sampled the heap but recorded no allocation${heapStats.linked === false ? ' (the app was not linked with the allocator shim wasmtrace_heap: docs/GUIDE.md, "Where the memory went")' : ''}${profile.format !== 'firefox' ? ` (only the firefox format holds allocations; this trace is ${profile.format})` : ''}`
+      : `no heap samples in this trace: record with a session config "heap": {} and "format": "firefox" (docs/GUIDE.md, "Where the memory went")`);
+  }
+  // Replay in time order (stable: a thread's own order for equal times).
+  events.sort((x, y) => x.ts - y.ts);
+  const sites = new Map();
+  const siteFor = (e) => {
+    const key = `${e.thread}\u0000${siteOf(e.stack)}`;
+    let s = sites.get(key);
+    if (!s) sites.set(key, (s = { site: siteOf(e.stack), thread: e.thread, peak: 0, peakVar: 0, live: 0, liveVar: 0, allocated: 0, allocatedVar: 0, count: 0 }));
+    return s;
+  };
+  // Two passes: the first finds the peak (the allocation after which the
+  // most was live), the second replays up to it for the set live then.
+  const replay = (upTo, onAlloc) => {
+    const live = new Map(); // address -> { site, bytes }
+    let liveBytes = 0, peakAt = -1, peakBytes = 0, n = 0;
+    for (let i = 0; i < events.length && i <= upTo; i++) {
+      const e = events[i];
+      if (e.bytes > 0) {
+        const s = siteFor(e);
+        if (onAlloc) onAlloc(s, e);
+        const key = e.address ?? `#${i}`;
+        const old = live.get(key);
+        if (old) liveBytes -= old.bytes; // freed where the shim could not see it
+        live.set(key, { site: s, bytes: e.bytes });
+        liveBytes += e.bytes;
+        if (liveBytes > peakBytes) {
+          peakBytes = liveBytes;
+          peakAt = i;
+        }
+      } else {
+        n++;
+        const old = e.address !== null ? live.get(e.address) : undefined;
+        if (old) {
+          live.delete(e.address);
+          liveBytes -= old.bytes;
+        }
+      }
+    }
+    return { live, peakAt, peakBytes, frees: n };
+  };
+  let allocations = 0;
+  const end = replay(Infinity, (s, e) => {
+    allocations++;
+    s.allocated += e.bytes;
+    s.allocatedVar += weightVariance(e.bytes, interval);
+    s.count++;
+  });
+  const live = end.live, frees = end.frees;
+  const peak = { bytes: end.peakBytes, ts: end.peakAt >= 0 ? events[end.peakAt].ts : 0 };
+  for (const { site, bytes } of replay(end.peakAt).live.values()) {
+    site.peak += bytes;
+    site.peakVar += weightVariance(bytes, interval);
+  }
+  let liveTotal = 0, allocatedTotal = 0;
+  for (const { site, bytes } of live.values()) {
+    site.live += bytes;
+    site.liveVar += weightVariance(bytes, interval);
+    liveTotal += bytes;
+  }
+  for (const s of sites.values()) allocatedTotal += s.allocated;
+  return {
+    interval, threads: new Set(events.map((e) => e.thread)).size, allocations, frees,
+    peak, live: liveTotal, allocated: allocatedTotal,
+    sites: [...sites.values()], stats: heapStats,
+  };
+}
+
+const KIB = 1024, MIB = 1024 * 1024;
+export function formatBytes(n) {
+  const a = Math.abs(n);
+  if (a >= MIB) return `${(n / MIB).toFixed(a >= 100 * MIB ? 0 : a >= 10 * MIB ? 1 : 2)} MiB`;
+  if (a >= KIB) return `${(n / KIB).toFixed(a >= 100 * KIB ? 0 : 1)} KiB`;
+  return `${Math.round(n)} B`;
+}
+
+const pm = (v) => (1.96 * Math.sqrt(v) >= 1 ? ` ± ${formatBytes(1.96 * Math.sqrt(v))}` : '');
+
+/** The text of `wasmtrace report --heap`. */
+export function textHeapReport(view, { top = 10, title = 'wasmtrace heap report' } = {}) {
+  const lines = [title];
+  const st = view.stats;
+  lines.push(view.interval
+    ? `sampled on average every ${formatBytes(view.interval)} allocated (${view.interval} bytes); estimates with 95 % intervals`
+    : 'heap samples (sampling interval unknown: no intervals)');
+  lines.push(`${view.allocations} sampled allocations and ${view.frees} of their frees on ${view.threads} thread(s)`);
+  if (st?.dropped) {
+    const d = st.dropped;
+    const lost = (d.queueFull ?? 0) + (d.setFull ?? 0);
+    if (lost || d.freesLost) lines.push(`dropped: ${lost} samples (queue full ${d.queueFull ?? 0}, address set full ${d.setFull ?? 0}), ${d.freesLost ?? 0} frees lost (their blocks stay live here)`);
+  }
+  if (st?.withoutThread?.allocations) lines.push(`not attributed: ${st.withoutThread.allocations} sampled allocations (${formatBytes(st.withoutThread.bytes ?? 0)}) on threads without a wasmtrace record`);
+  const table = (heading, key, total) => {
+    lines.push('');
+    lines.push(heading);
+    const rows = view.sites.filter((s) => s[key] > 0).sort((a, b) => b[key] - a[key]).slice(0, top);
+    if (!rows.length) {
+      lines.push('  (none)');
+      return;
+    }
+    for (const s of rows) {
+      const share = total > 0 ? `${(100 * s[key] / total).toFixed(1)}%` : '';
+      lines.push(`  ${formatBytes(s[key]).padStart(10)}${pm(s[`${key}Var`]).padEnd(14)} ${share.padStart(6)}  ${s.site}  [${s.thread}]`);
+    }
+  };
+  table(`live at the peak: ${formatBytes(view.peak.bytes)} at ${(view.peak.ts / 1000).toFixed(1)} ms, by allocation site`, 'peak', view.peak.bytes);
+  table(`live when the session stopped: ${formatBytes(view.live)}`, 'live', view.live);
+  table(`allocated in all: ${formatBytes(view.allocated)}`, 'allocated', view.allocated);
+  return lines.join('\n');
+}

@@ -1,0 +1,135 @@
+/* Sampled heap profiling: what the allocator shim and the worker share.
+ *
+ * The shim (heap_shim.c, the static library wasmtrace_heap that apps opt
+ * into at link time with --wrap) sees every malloc, free, calloc, realloc,
+ * memalign, posix_memalign and aligned_alloc of the app. It samples
+ * allocations by bytes, as a Poisson process per thread (jemalloc's
+ * prof_sample, Chromium's PoissonAllocationSampler): each thread counts
+ * down a random number of bytes, exponentially distributed with mean
+ * `interval`; the allocation that takes the countdown below zero is
+ * sampled, so an allocation of n bytes is sampled with probability
+ * 1 - e^(-n/interval) whatever the others, and stands for
+ * n / (1 - e^(-n/interval)) bytes: an unbiased estimate (heapprofd: "the
+ * whole allocation is accounted as often as the number of sampled bytes it
+ * contains"). The non-sampled path is a thread-local subtraction and a
+ * branch.
+ *
+ * A sampled allocation copies its own thread's shadow stack (no unwinding:
+ * the owner reads its own frames) into a bounded multi-producer queue that
+ * the worker alone drains (wt_heap_drain), and puts its address into a
+ * bounded lock-free address set, so that a free on any thread finds it.
+ * Nothing here waits or takes a lock: a full queue or set drops the sample
+ * and counts it. Order: an allocation takes its queue position before its
+ * address enters the set, and a free leaves the set before it takes its
+ * position, so the queue holds every free after the allocation it frees.
+ *
+ * What is not seen: allocations made through emscripten_builtin_* (the
+ * runtime's thread stacks and TLS blocks), JS-side _malloc, and wasmtrace's
+ * own allocations (mem.c marks them: wt_i_heap_own). Allocations of a
+ * thread before its record exists are counted without a stack. */
+#ifndef WT_HEAP_H
+#define WT_HEAP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasmtrace/wasmtrace.h"
+
+#define WT_HEAP_DEPTH 64           /* frames kept per sampled allocation (the outermost) */
+#define WT_HEAP_QUEUE 2048         /* entries between the app threads and the worker (power of two) */
+#define WT_HEAP_SET (1u << 16)     /* live sampled addresses at once (power of two) */
+#define WT_HEAP_PROBES 32          /* slots an insert or a lookup looks at */
+#define WT_HEAP_IDLE_REARM 65536   /* bytes between checks while no session samples the heap */
+
+enum { WT_HEAP_ALLOC = 1, WT_HEAP_FREE = 2, WT_HEAP_SKIP = 3 };
+
+/* One queue entry. The shim fills it between taking its position and
+ * publishing `seq` (release); the worker reads it after `seq` (acquire). */
+typedef struct wt_heap_entry {
+  _Atomic uint32_t seq;  /* the cell's sequence (a bounded MPMC queue's cells) */
+  uint8_t kind;          /* WT_HEAP_* */
+  uint8_t truncated;     /* the stack was deeper than WT_HEAP_DEPTH */
+  uint16_t slot;         /* registry slot of the allocating thread */
+  uint16_t free_slot;    /* FREE: registry slot of the freeing thread (0xffff: unknown) */
+  uint16_t depth;        /* frames in `frames` */
+  uint32_t addr;         /* the block's address */
+  uint32_t bytes;        /* estimated bytes it stands for (its weight) */
+  uint32_t size;         /* bytes asked for */
+  uint32_t interval;     /* the mean sampling interval it was sampled at */
+  double ts_us;          /* when (wt_platform_now_us) */
+  double alloc_ts_us;    /* FREE: when the block was allocated */
+  uint32_t frames[WT_HEAP_DEPTH]; /* ALLOC: frame ids, outermost first */
+} wt_heap_entry;
+
+/* Process-wide counts, for every session's stats. */
+typedef struct wt_heap_counts {
+  int linked;               /* the shim is linked (it ran once) */
+  int unavailable;          /* the queue and the set could not be allocated */
+  uint32_t interval;        /* bytes; 0: no session samples the heap */
+  uint64_t sampled, frees;  /* allocations sampled, their frees seen */
+  uint64_t queue_full;      /* samples dropped: the queue was full */
+  uint64_t set_full;        /* samples dropped: the address set was full */
+  uint64_t frees_lost;      /* frees of sampled blocks not queued: they stay live in traces */
+  uint64_t no_thread, no_thread_bytes; /* sampled before the thread's record existed */
+  uint64_t tracked;         /* sampled blocks live now */
+} wt_heap_counts;
+
+/* ---- the shim's side (heap_shim.c) ---------------------------------------- */
+
+/* Bytes the calling thread still allocates before its next sample. */
+extern _Thread_local int64_t wt_i_heap_countdown;
+/* Nonzero while wasmtrace allocates its own memory on this thread (mem.c). */
+extern _Thread_local int wt_i_heap_own;
+/* Sampled blocks live now: a free looks an address up only when nonzero. */
+extern _Atomic uint32_t wt_i_heap_tracked;
+
+/* The slow path of an allocation that took the countdown below zero: re-arms
+ * it, and samples `p` (size n; may be NULL: a failed allocation) if a
+ * session samples the heap. Never fails, never waits. */
+void wt_heap_on_alloc(void *p, size_t n) WT_I_NOINSTR;
+
+/* `p` is about to be freed (or moved by realloc) while sampled blocks are
+ * live: if it is one of them, it leaves the set and its free is queued.
+ * Before the real free, so that the address cannot be reused while it is
+ * still in the set. */
+int wt_heap_on_free(void *p) WT_I_NOINSTR; /* 1 if p was sampled */
+
+/* A realloc failed after its sampled block left the set (wt_heap_on_free):
+ * the block is no longer followed; counted with the frees lost. */
+void wt_heap_note_realloc_failed(void) WT_I_NOINSTR;
+
+/* ---- the worker's side ------------------------------------------------------ */
+
+/* The mean sampling interval now (bytes; 0: off). Any thread. */
+uint32_t wt_heap_interval(void);
+
+/* Sets the interval to what the worker's table of sessions asks for (0:
+ * off) if it is still `expected` (what wt_heap_interval said before the
+ * worker read its table: a session added since lowered it, and the worker
+ * sees that session on its next pass). Allocates the queue and the set the
+ * first time. Returns 0 if they could not be allocated, or the interval
+ * moved. Worker only. */
+int wt_heap_set_interval(uint32_t interval, uint32_t expected);
+
+/* A session that samples the heap was added to the table: lowers the
+ * interval to its own if it is smaller (or sampling is off), at once, and
+ * makes the calling thread's next allocation draw at the new rate (so that
+ * a session started before main() sees main()'s first allocations). 0 if
+ * the queue and the set could not be allocated. Any thread. */
+int wt_heap_request(uint32_t interval);
+
+/* Calls fn for every entry queued and published so far, oldest first, and
+ * gives the cells back. Returns how many. Worker only. */
+size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx);
+
+void wt_heap_counts_get(wt_heap_counts *out);
+
+/* The unbiased weight of a sampled allocation of n bytes at `interval`. */
+uint32_t wt_heap_weight(uint64_t n, uint32_t interval);
+
+/* Frees the queue and the set and forgets every count: tests only, with no
+ * other thread allocating. */
+void wt_heap_reset_for_testing(void);
+
+#endif

@@ -1,0 +1,115 @@
+// Heap profiling (issue 25): tests/heap, linked with the allocator shim,
+// knows exactly what each of its sites keeps and allocates. A session that
+// samples every allocation ("heap": {"sampleBytes": 1}: each weighs its own
+// size) must find those numbers exactly: in the trace's nativeAllocations
+// (read by our reader and by the Firefox Profiler's own code, whose
+// "Retained memory" must equal what the app kept), in `wasmtrace report
+// --heap`, and across the paths: frees on another thread, realloc growth
+// and shrink, aligned allocations, calloc, a thread that exits. A session
+// without "heap" writes none of it. Nothing here depends on machine speed:
+// the app paces its loops so that the shim's queue never fills, and the
+// test checks that no sample was dropped (the counts say so if one was).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { heapView, siteOf } from '../../lib/heap.mjs';
+import { readProfile } from '../../lib/profile.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
+import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
+import { recordPage } from '../lib/record.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-heap-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+// dlmalloc (Emscripten's default) and emmalloc: the shim sits on either.
+const BUILDS = [
+  { allocator: 'dlmalloc', dir: join(wasmBuildDir, 'tests/heap') },
+  { allocator: 'emmalloc', dir: join(wasmBuildDir, 'tests/heap/emmalloc') },
+];
+
+for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampling every allocation`, () => {
+  let bytes, profile, view, expect;
+  before(async () => {
+    const rec = await recordPage({ dir, path: 'index.html?sampleBytes=1', waitFor: 'self.heapDone === true',
+      beforeStop: async (page) => { expect = await page.evaluate(() => self.heapExpect); } });
+    const s = rec.sessions[0];
+    assert.equal(s.state, 'stopped', `${s.state}: ${s.error ?? ''}`);
+    bytes = s.bytes;
+    profile = readProfile(bytes);
+    view = heapView(profile);
+  });
+
+  const siteTotal = (key, site) => view.sites.filter((s) => s.site === site).reduce((a, s) => a + s[key], 0);
+
+  test('drops nothing, and the stats say what it sampled', () => {
+    const h = profile.stats.heap;
+    assert.equal(h.linked, true);
+    assert.equal(h.sampleBytes, 1);
+    assert.deepEqual(h.dropped, { queueFull: 0, setFull: 0, freesLost: 0 });
+    assert.ok(h.allocations >= 15000, `allocations ${h.allocations}`);
+    assert.equal(view.allocations, h.allocations, 'every sampled allocation is in the trace');
+    assert.equal(view.frees, h.frees, 'and every free');
+    assert.equal(view.allocated, h.allocatedBytes);
+  });
+
+  test('finds exactly what each site keeps and allocated', () => {
+    for (const [site, live] of Object.entries(expect.live)) assert.equal(siteTotal('live', site), live, `live at stop: ${site}`);
+    for (const [site, allocated] of Object.entries(expect.allocated)) assert.equal(siteTotal('allocated', site), allocated, `allocated: ${site}`);
+    // Freed on main, allocated on the pthread: matched across threads.
+    assert.equal(siteTotal('live', 'handed_over'), 0);
+    assert.equal(siteTotal('live', 'transient'), 0);
+    assert.equal(siteTotal('live', 'peak_burst'), 0);
+    // realloc: 1 KiB doubled to 1 MiB, then 100 B; each step a free and an allocation.
+    assert.equal(siteTotal('allocated', 'grow_shrink'), 2096128 + 100);
+  });
+
+  test('names the site that causes the peak first', () => {
+    const byPeak = view.sites.filter((s) => s.site !== '(no stack)').sort((a, b) => b.peak - a.peak);
+    assert.equal(byPeak[0].site, expect.peakSite);
+    assert.equal(byPeak[0].peak, 8000 * 1024);
+  });
+
+  test('puts each allocation on its own thread, the exited one included', () => {
+    const t = profile.threads.find((x) => x.name.includes('keep_on_thread'));
+    assert.ok(t, profile.threads.map((x) => x.name).join(', '));
+    assert.equal(t.allocations.filter((a) => a.bytes > 0).reduce((a, x) => a + x.bytes, 0), expect.live.keep_on_thread);
+    assert.ok(t.allocations.every((a) => a.bytes < 0 || siteOf(a.stack) === 'keep_on_thread'));
+  });
+
+  test("the Firefox Profiler's own code reads it: its retained memory is what the app kept",
+    { skip: profilerCliPath() ? false : 'the Firefox Profiler CLI is not installed' }, async () => {
+      const fxp = await importWithFirefoxProfiler(bytes, { fileName: 'heap.json', strategy: 'native-retained-allocations' });
+      const total = (site) => fxp.threads.flatMap((t) => t.strategyTotals).filter(([name]) => name === site).reduce((a, [, n]) => a + n, 0);
+      for (const [site, live] of Object.entries(expect.live)) assert.equal(total(site), live, `retained: ${site}`);
+      assert.equal(total('transient'), 0);
+      assert.equal(total('peak_burst'), 0);
+    });
+
+  test('report --heap prints the three tables', async () => {
+    const file = join(tmp, `${allocator}.json.gz`);
+    writeFileSync(file, bytes);
+    const out = await new Promise((ok, fail) => execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'report', file, '--heap'],
+      (e, stdout, stderr) => (e ? fail(new Error(`${e.message}\n${stderr}`)) : ok(stdout))));
+    assert.match(out, /live at the peak: .* by allocation site\n\s+7\.81 MiB\s+\d+\.\d%\s+peak_burst/);
+    assert.match(out, /live when the session stopped:/);
+    assert.match(out, /allocated in all:[\s\S]*transient/);
+  });
+});
+
+describe('a session without "heap"', () => {
+  const dir = BUILDS[0].dir;
+  test('writes no allocations and no heap record, and report --heap says why', async () => {
+    const rec = await recordPage({ dir, path: 'index.html?sampleBytes=0', waitFor: 'self.heapDone === true' });
+    const s = rec.sessions[0];
+    assert.equal(s.state, 'stopped', `${s.state}: ${s.error ?? ''}`);
+    const p = readProfile(s.bytes);
+    assert.equal(p.stats.heap, undefined);
+    assert.ok(p.threads.every((t) => t.allocations.length === 0));
+    assert.throws(() => heapView(p), /no heap samples in this trace/);
+  });
+});
