@@ -13,7 +13,6 @@
 #include "runtime.h"
 
 _Thread_local int64_t wt_i_heap_countdown;
-_Thread_local int wt_i_heap_own;
 _Atomic uint32_t wt_i_heap_tracked;
 
 /* The interval the calling thread's countdown was drawn for (0: idle). */
@@ -252,6 +251,29 @@ int wt_heap_on_free(void *p) {
   e->truncated = 0;
   queue_publish(e, pos);
   return 1;
+}
+
+void wt_heap_on_grow(uint32_t from_pages, uint32_t to_pages) {
+  wt_heap_entry *q = atomic_load_explicit(&queue, memory_order_acquire);
+  wt_thread *self = wt_i_tls_self;
+  if (!q || !self || !atomic_load_explicit(&interval_now, memory_order_acquire)) return;
+  uint32_t pos;
+  wt_heap_entry *e = queue_reserve(q, &pos);
+  if (!e) {
+    atomic_fetch_add_explicit(&n_queue_full, 1, memory_order_relaxed);
+    return;
+  }
+  e->kind = WT_HEAP_GROW;
+  e->slot = (uint16_t)self->slot;
+  e->free_slot = 0xffff;
+  e->addr = from_pages;
+  e->size = to_pages;
+  e->bytes = 0;
+  e->interval = 0;
+  e->ts_us = wt_platform_now_us();
+  e->alloc_ts_us = e->ts_us;
+  e->depth = own_stack(self, e->frames, &e->truncated);
+  queue_publish(e, pos);
 }
 
 void wt_heap_note_realloc_failed(void) {

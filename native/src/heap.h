@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
 #include "wasmtrace/wasmtrace.h"
 
 #define WT_HEAP_DEPTH 64           /* frames kept per sampled allocation (the outermost) */
@@ -42,7 +43,7 @@
 #define WT_HEAP_PROBES 32          /* slots an insert or a lookup looks at */
 #define WT_HEAP_IDLE_REARM 65536   /* bytes between checks while no session samples the heap */
 
-enum { WT_HEAP_ALLOC = 1, WT_HEAP_FREE = 2, WT_HEAP_SKIP = 3 };
+enum { WT_HEAP_ALLOC = 1, WT_HEAP_FREE = 2, WT_HEAP_SKIP = 3, WT_HEAP_GROW = 4 };
 
 /* One queue entry. The shim fills it between taking its position and
  * publishing `seq` (release); the worker reads it after `seq` (acquire). */
@@ -53,13 +54,13 @@ typedef struct wt_heap_entry {
   uint16_t slot;         /* registry slot of the allocating thread */
   uint16_t free_slot;    /* FREE: registry slot of the freeing thread (0xffff: unknown) */
   uint16_t depth;        /* frames in `frames` */
-  uint32_t addr;         /* the block's address */
+  uint32_t addr;         /* the block's address; GROW: the memory's size before, in 64 KiB pages */
   uint32_t bytes;        /* estimated bytes it stands for (its weight) */
-  uint32_t size;         /* bytes asked for */
+  uint32_t size;         /* bytes asked for; GROW: the memory's size after, in pages */
   uint32_t interval;     /* the mean sampling interval it was sampled at */
   double ts_us;          /* when (wt_platform_now_us) */
   double alloc_ts_us;    /* FREE: when the block was allocated */
-  uint32_t frames[WT_HEAP_DEPTH]; /* ALLOC: frame ids, outermost first */
+  uint32_t frames[WT_HEAP_DEPTH]; /* ALLOC, GROW: frame ids, outermost first */
 } wt_heap_entry;
 
 /* Process-wide counts, for every session's stats. */
@@ -79,8 +80,8 @@ typedef struct wt_heap_counts {
 
 /* Bytes the calling thread still allocates before its next sample. */
 extern _Thread_local int64_t wt_i_heap_countdown;
-/* Nonzero while wasmtrace allocates its own memory on this thread (mem.c). */
-extern _Thread_local int wt_i_heap_own;
+/* wt_i_heap_own (mem.h): nonzero while wasmtrace allocates its own memory
+ * on this thread; such allocations are never sampled. */
 /* Sampled blocks live now: a free looks an address up only when nonzero. */
 extern _Atomic uint32_t wt_i_heap_tracked;
 
@@ -94,6 +95,11 @@ void wt_heap_on_alloc(void *p, size_t n) WT_I_NOINSTR;
  * Before the real free, so that the address cannot be reused while it is
  * still in the set. */
 int wt_heap_on_free(void *p) WT_I_NOINSTR; /* 1 if p was sampled */
+
+/* The allocator grew the wasm memory from `from_pages` to `to_pages` (64
+ * KiB pages) on the calling thread (heap_shim.c wraps sbrk): queued with
+ * the thread's stack while a session samples the heap. */
+void wt_heap_on_grow(uint32_t from_pages, uint32_t to_pages) WT_I_NOINSTR;
 
 /* A realloc failed after its sampled block left the set (wt_heap_on_free):
  * the block is no longer followed; counted with the frees lost. */

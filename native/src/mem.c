@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
 #include "platform.h"
+
+_Thread_local int wt_i_heap_own;
 
 /* wasmtrace's own blocks are never sampled by the heap shim (heap.h). */
 #define OWN(call) (wt_i_heap_own++, own_result = (call), wt_i_heap_own--, own_result)

@@ -30,6 +30,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Nonzero while wasmtrace allocates its own memory on this thread (these
+ * functions set it around malloc & co.): the heap shim never samples such
+ * an allocation (heap.h). */
+extern _Thread_local int wt_i_heap_own;
+
 void *wt_mem_alloc(size_t n);
 void *wt_mem_calloc(size_t count, size_t size);
 /* Like realloc; on refusal the old block is left as it was. */
