@@ -56,7 +56,8 @@ typedef struct wt_sample {
 } wt_sample;
 
 /* Kinds of event records (the high bit of `kind` marks an unfinished scope). */
-enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3, WT_REC_ALLOC = 4, WT_REC_FREE = 5 };
+enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3, WT_REC_ALLOC = 4, WT_REC_FREE = 5, WT_REC_GROW = 6 };
+#define WT_GROW_EVENT_NAME "wasm memory grew" /* WT_REC_GROW's name in every format */
 #define WT_REC_IS_HEAP(k) (WT_REC_KIND(k) == WT_REC_ALLOC || WT_REC_KIND(k) == WT_REC_FREE)
 #define WT_REC_UNFINISHED 0x80u
 #define WT_REC_KIND(k) ((k) & 0x7fu)
@@ -67,7 +68,9 @@ enum { WT_REC_SCOPE = 1, WT_REC_INSTANT = 2, WT_REC_COUNTER = 3, WT_REC_ALLOC = 
  * stack's call-tree node in `id`, the allocating thread in `thread` and
  * `cat`; FREE has the allocating thread in `thread` (so that it sorts with
  * its allocation) and the freeing thread in `cat`; both the block's
- * address and estimated bytes in `heap`. */
+ * address and estimated bytes in `heap`. GROW (chrome and firefox): the
+ * wasm memory's size before and after, in 64 KiB pages, in `heap.addr` and
+ * `heap.bytes`, the growing thread's stack node in `id`, category in `cat`. */
 typedef struct wt_event_rec {
   double ts_us;    /* begin (scope) or time (instant, counter, heap) */
   union {

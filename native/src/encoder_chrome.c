@@ -104,10 +104,49 @@ static void write_header(ch_writer *w) {
   wt_json_lit(w->j, "}}");
 }
 
+/* A growth of the wasm memory (WT_REC_GROW): an instant on the thread
+ * that grew it, its sizes and its stack (outermost first, ';'-separated,
+ * as folded lines write them) in args, which Perfetto and DevTools show. */
+static void write_grow(ch_writer *w, const wt_event_rec *r) {
+  wt_json *j = w->j;
+  announce(w, r->thread);
+  event_start(w);
+  wt_json_lit(j, "{\"ph\":\"I\",\"s\":\"t\",\"cat\":");
+  wt_json_string(j, wt_registry_category_name(r->cat));
+  wt_json_lit(j, ",\"name\":\"" WT_GROW_EVENT_NAME "\",\"pid\":1,\"tid\":");
+  wt_json_u64(j, r->thread + 1u);
+  wt_json_lit(j, ",\"ts\":");
+  wt_json_double3(j, r->ts_us);
+  wt_json_lit(j, ",\"args\":{\"fromBytes\":");
+  wt_json_u64(j, (uint64_t)r->heap.addr * 65536);
+  wt_json_lit(j, ",\"toBytes\":");
+  wt_json_u64(j, (uint64_t)r->heap.bytes * 65536);
+  wt_json_lit(j, ",\"stack\":");
+  uint32_t buf[WT_NODE_CHAIN_MAX];
+  int n = 0;
+  const uint32_t *chain = r->id ? wt_node_chain(w->v, r->id, 1, NULL, NULL, buf, &n, NULL) : buf;
+  char text[4096];
+  size_t len = 0;
+  for (int i = 0; i < n && len < sizeof text - 1; i++) {
+    int k = snprintf(text + len, sizeof text - len, "%s%s", i ? ";" : "",
+                     wt_encode_frame_name(w->v->nodes[chain[i] - 1].frame));
+    if (k < 0) break;
+    len += (size_t)k < sizeof text - len ? (size_t)k : sizeof text - 1 - len; /* cut at the buffer */
+  }
+  text[len] = '\0';
+  wt_json_string(j, text);
+  wt_json_lit(j, "}}");
+  w->t->events_written++;
+}
+
 /* Scopes become X events, instants I events, counters C events. */
 static void write_event(ch_writer *w, const wt_event_rec *r) {
   wt_json *j = w->j;
   int kind = WT_REC_KIND(r->kind);
+  if (kind == WT_REC_GROW) {
+    write_grow(w, r);
+    return;
+  }
   if (r->thread != WT_PROCESS_THREAD) announce(w, r->thread);
   event_start(w);
   wt_json_lit(j, kind == WT_REC_SCOPE     ? "{\"ph\":\"X\",\"cat\":"

@@ -332,10 +332,11 @@ static void thread_events(const ff_writer *w, uint16_t slot, uint32_t *lo_out, u
   *hi_out = hi;
 }
 
-/* A record that is a marker: a scope or an instant. */
+/* A record that is a marker: a scope, an instant, or a growth of the wasm
+ * memory (an instant whose cause is its stack). */
 static int is_marker(const wt_event_rec *r) {
   int kind = WT_REC_KIND(r->kind);
-  return kind == WT_REC_SCOPE || kind == WT_REC_INSTANT;
+  return kind == WT_REC_SCOPE || kind == WT_REC_INSTANT || kind == WT_REC_GROW;
 }
 
 /* The thread's sampled allocations and frees (heap.h) as the profile's
@@ -411,8 +412,17 @@ static void write_markers(ff_writer *w, uint16_t slot) {
       if (!first) wt_json_lit(j, ",");
       first = 0;
       int unfinished = kind == WT_REC_SCOPE && (r->kind & WT_REC_UNFINISHED);
+      int grow = kind == WT_REC_GROW;
       switch (c) {
-        case 0: wt_json_u64(j, name_index(w, r->id)); break;
+        case 0:
+          if (grow) {
+            uint32_t s = strtab_index(&w->strings, WT_GROW_EVENT_NAME);
+            if (s == NO_INDEX) w->oom = 1;
+            wt_json_u64(j, s);
+          } else {
+            wt_json_u64(j, name_index(w, r->id));
+          }
+          break;
         case 1: wt_json_u64(j, marker_category(w, r->cat)); break;
         case 2: write_ms(w, r->ts_us); break;
         case 3:
@@ -420,7 +430,7 @@ static void write_markers(ff_writer *w, uint16_t slot) {
           else wt_json_lit(j, "null");
           break;
         case 4:
-          wt_json_u64(j, kind == WT_REC_INSTANT ? PHASE_INSTANT
+          wt_json_u64(j, kind == WT_REC_INSTANT || grow ? PHASE_INSTANT
                          : unfinished           ? PHASE_INTERVAL_START
                                                 : PHASE_INTERVAL);
           break;
@@ -428,6 +438,18 @@ static void write_markers(ff_writer *w, uint16_t slot) {
           wt_json_lit(j, "{\"type\":\"wasmtrace\",\"category\":");
           wt_json_string(j, wt_registry_category_name(r->cat));
           if (unfinished) wt_json_lit(j, ",\"unfinished\":\"still open when the session stopped\"");
+          if (grow) {
+            wt_json_lit(j, ",\"fromBytes\":");
+            wt_json_u64(j, (uint64_t)r->heap.addr * 65536);
+            wt_json_lit(j, ",\"toBytes\":");
+            wt_json_u64(j, (uint64_t)r->heap.bytes * 65536);
+            /* The profiler shows a marker's cause stack in its tooltip. */
+            if (r->id && w->stack_of[r->id]) {
+              wt_json_lit(j, ",\"cause\":{\"stack\":");
+              wt_json_u64(j, w->stack_of[r->id] - 1);
+              wt_json_lit(j, "}");
+            }
+          }
           wt_json_lit(j, "}");
           break;
       }
@@ -487,7 +509,8 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
     thread_events(w, slot, &elo, &ehi);
     for (uint32_t i = elo; i < ehi; i++) {
       const wt_event_rec *r = event_at(w->f, w->ev_order[i]);
-      if (WT_REC_KIND(r->kind) == WT_REC_ALLOC && r->id) stack_for(w, r->id);
+      int k = WT_REC_KIND(r->kind);
+      if ((k == WT_REC_ALLOC || k == WT_REC_GROW) && r->id) stack_for(w, r->id);
     }
   }
 
@@ -683,7 +706,9 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
                  "\"fields\":[{\"key\":\"category\",\"label\":\"Category\",\"format\":\"string\"},"
                  "{\"key\":\"unfinished\",\"label\":\"Unfinished\",\"format\":\"string\"},"
                  "{\"key\":\"bytes\",\"label\":\"Bytes transferred\",\"format\":\"bytes\"},"
-                 "{\"key\":\"text\",\"label\":\"Note\",\"format\":\"string\"}]}],\n");
+                 "{\"key\":\"text\",\"label\":\"Note\",\"format\":\"string\"},"
+                 "{\"key\":\"fromBytes\",\"label\":\"Memory before\",\"format\":\"bytes\"},"
+                 "{\"key\":\"toBytes\",\"label\":\"Memory after\",\"format\":\"bytes\"}]}],\n");
 
   /* The meta comes before the markers and counters it counts: every
    * retained event is written below. */

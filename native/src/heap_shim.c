@@ -6,7 +6,8 @@
  * export for apps that replace malloc (their own malloc & co. are weak, so
  * these win, JS's _malloc and _free included). realloc has no builtin form:
  * the link wraps it (-Wl,--wrap=realloc: every call goes to __wrap_realloc,
- * which calls the allocator's as __real_realloc). (Wrapping malloc and
+ * which calls the allocator's as __real_realloc), and sbrk, to see where
+ * the wasm memory grows. (Wrapping malloc and
  * free too would work for C, but wasm-ld then no longer exports them to
  * the JS runtime, which needs _malloc.) Each function calls the
  * allocator first and returns its result unchanged: out of memory, the app
@@ -23,6 +24,7 @@ void *emscripten_builtin_malloc(size_t n);
 void emscripten_builtin_free(void *p);
 void *emscripten_builtin_memalign(size_t align, size_t n);
 void *__real_realloc(void *p, size_t n);
+void *__real_sbrk(intptr_t increment);
 
 /* The non-sampled path: a thread-local subtraction and a branch. */
 #define WT_I_HEAP_COUNT(p, n)                                                     \
@@ -96,4 +98,16 @@ WT_I_NOINSTR void *aligned_alloc(size_t align, size_t n) {
   void *p = emscripten_builtin_memalign(align, n);
   WT_I_HEAP_COUNT(p, n);
   return p;
+}
+
+/* Where the wasm memory grows: dlmalloc and emmalloc take more memory with
+ * sbrk (wrapped: -Wl,--wrap=sbrk), which grows the memory when the break
+ * passes its end. Another thread may grow it meanwhile: the sizes are read
+ * around this call. */
+WT_I_NOINSTR void *__wrap_sbrk(intptr_t increment) {
+  uint32_t before = (uint32_t)__builtin_wasm_memory_size(0);
+  void *r = __real_sbrk(increment);
+  uint32_t after = (uint32_t)__builtin_wasm_memory_size(0);
+  if (after > before) wt_heap_on_grow(before, after);
+  return r;
 }

@@ -56,6 +56,7 @@ wt_status wt_runtime_init(void) {
   static const char *const builtin[5] = {"wasm heap bytes", "malloc bytes in use", "live threads",
                                          "heap live bytes (sampled)", "heap allocated bytes (sampled)"};
   wt_rt.builtin_counter_cat = wt_registry_intern_category("wasmtrace");
+  wt_rt.heap_cat = wt_registry_intern_category("heap");
   for (int i = 0; i < 5; i++) wt_rt.builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
 #ifdef __EMSCRIPTEN__
   char refused[WT_ERROR_MAX] = "";

@@ -502,37 +502,51 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
   *(wt_sample *)wt_ring_push(&s->rec.samples) = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot, .weight = (uint16_t)weight};
 }
 
-void wt_session_record_heap(wt_session *s, const wt_heap_entry *e) {
-  uint64_t live = atomic_load_explicit(&s->heap_live, memory_order_relaxed);
-  if (e->kind == WT_HEAP_ALLOC) {
-    atomic_fetch_add_explicit(&s->heap_allocs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->heap_total, e->bytes, memory_order_relaxed);
-    live += e->bytes;
-    if (live > atomic_load_explicit(&s->heap_peak, memory_order_relaxed))
-      atomic_store_explicit(&s->heap_peak, live, memory_order_relaxed);
-  } else {
-    atomic_fetch_add_explicit(&s->heap_frees, 1, memory_order_relaxed);
-    live = live > e->bytes ? live - e->bytes : 0;
-  }
-  atomic_store_explicit(&s->heap_live, live, memory_order_relaxed);
-  if (s->config.format != WT_FORMAT_FIREFOX) return; /* the others write the counters */
+/* The node of a heap entry's stack in the session's call tree (0: the
+ * table was full before the thread's root existed). */
+static uint32_t heap_node(wt_session *s, const wt_heap_entry *e) {
+  wt_session_thread *st = see_thread(s, e->slot);
+  /* The thread's root, without touching what its samples keep (their
+   * first one sets st->root and its time). */
+  uint32_t node = node_get(s, e->slot, 0, WT_NODE_ROOT);
+  int cut = 0;
+  for (int i = 0; i < e->depth && node && !cut; i++)
+    node = child_or_truncated(s, st, e->slot, node, e->frames[i], &cut);
+  if (node && !cut && e->truncated) node = child_or_truncated(s, st, e->slot, node, WT_NODE_TRUNCATED, &cut);
+  return node;
+}
+
+void wt_session_record_heap(wt_session *s, const wt_heap_entry *e, uint8_t grow_cat) {
   wt_event_rec rec = {.ts_us = e->ts_us, .heap = {.addr = e->addr, .bytes = e->bytes}, .thread = e->slot};
-  if (e->kind == WT_HEAP_ALLOC) {
-    wt_session_thread *st = see_thread(s, e->slot);
-    /* The thread's root, without touching what its samples keep (their
-     * first one sets st->root and its time). */
-    uint32_t node = node_get(s, e->slot, 0, WT_NODE_ROOT);
-    int cut = 0;
-    for (int i = 0; i < e->depth && node && !cut; i++)
-      node = child_or_truncated(s, st, e->slot, node, e->frames[i], &cut);
-    if (node && !cut && e->truncated) node = child_or_truncated(s, st, e->slot, node, WT_NODE_TRUNCATED, &cut);
-    rec.id = node; /* 0: the table was full before the root existed (no stack) */
-    rec.kind = WT_REC_ALLOC;
-    rec.cat = (uint8_t)e->slot;
+  if (e->kind == WT_HEAP_GROW) {
+    if (s->config.format == WT_FORMAT_FOLDED) return; /* no place for an event */
+    rec.heap.bytes = e->size; /* pages before in addr, after in bytes */
+    rec.id = heap_node(s, e);
+    rec.kind = WT_REC_GROW;
+    rec.cat = grow_cat;
   } else {
-    see_thread(s, e->slot);
-    rec.kind = WT_REC_FREE;
-    rec.cat = (uint8_t)(e->free_slot < WT_MAX_THREADS ? e->free_slot : e->slot);
+    uint64_t live = atomic_load_explicit(&s->heap_live, memory_order_relaxed);
+    if (e->kind == WT_HEAP_ALLOC) {
+      atomic_fetch_add_explicit(&s->heap_allocs, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&s->heap_total, e->bytes, memory_order_relaxed);
+      live += e->bytes;
+      if (live > atomic_load_explicit(&s->heap_peak, memory_order_relaxed))
+        atomic_store_explicit(&s->heap_peak, live, memory_order_relaxed);
+    } else {
+      atomic_fetch_add_explicit(&s->heap_frees, 1, memory_order_relaxed);
+      live = live > e->bytes ? live - e->bytes : 0;
+    }
+    atomic_store_explicit(&s->heap_live, live, memory_order_relaxed);
+    if (s->config.format != WT_FORMAT_FIREFOX) return; /* the others write the counters */
+    if (e->kind == WT_HEAP_ALLOC) {
+      rec.id = heap_node(s, e);
+      rec.kind = WT_REC_ALLOC;
+      rec.cat = (uint8_t)e->slot;
+    } else {
+      see_thread(s, e->slot);
+      rec.kind = WT_REC_FREE;
+      rec.cat = (uint8_t)(e->free_slot < WT_MAX_THREADS ? e->free_slot : e->slot);
+    }
   }
   if (!make_room(s, &s->rec.events, s->rec.budget_events, &s->events_dropped)) return;
   *(wt_event_rec *)wt_ring_push(&s->rec.events) = rec;

@@ -177,9 +177,11 @@ void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
 /* Records a sampled allocation or its free (heap.h) that the session
  * accepted: its estimated live, peak and total bytes, and, for the firefox
  * format, the allocation with its stack as a node of the call tree
- * (WT_REC_ALLOC) or its free (WT_REC_FREE). Worker only. */
+ * (WT_REC_ALLOC) or its free (WT_REC_FREE); a growth of the wasm memory
+ * (WT_REC_GROW, category grow_cat) with its stack for chrome and firefox.
+ * Worker only. */
 struct wt_heap_entry;
-void wt_session_record_heap(wt_session *s, const struct wt_heap_entry *e);
+void wt_session_record_heap(wt_session *s, const struct wt_heap_entry *e, uint8_t grow_cat);
 void wt_session_free_buffers(wt_session *s);
 /* Bytes the session's buffers hold now, the encoder's state and retained
  * buffers included (not its fixed overhead: see session.c). */

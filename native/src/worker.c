@@ -192,7 +192,12 @@ static void heap_dispatch(const wt_heap_entry *e, void *ctx) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!running(s) || !s->config.heap_sample_bytes || e->alloc_ts_us < s->start_us) continue;
-    wt_session_record_heap(s, e);
+    /* Growth events are of category "heap" (the counters and allocations
+     * come with the "heap" key itself). */
+    if (e->kind == WT_HEAP_GROW &&
+        !((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> wt_rt.heap_cat) & 1))
+      continue;
+    wt_session_record_heap(s, e, (uint8_t)wt_rt.heap_cat);
   }
 }
 

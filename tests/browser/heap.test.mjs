@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { heapView, siteOf } from '../../lib/heap.mjs';
 import { readProfile } from '../../lib/profile.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
@@ -71,7 +72,9 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
   test('names the site that causes the peak first', () => {
     const byPeak = view.sites.filter((s) => s.site !== '(no stack)').sort((a, b) => b.peak - a.peak);
     assert.equal(byPeak[0].site, expect.peakSite);
-    assert.equal(byPeak[0].peak, 8000 * 1024);
+    assert.equal(byPeak[0].peak, 48 << 20);
+    // The burst before it is gone by then.
+    assert.equal(siteTotal('peak', 'peak_burst'), 0);
   });
 
   test('puts each allocation on its own thread, the exited one included', () => {
@@ -90,14 +93,66 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
       assert.equal(total('peak_burst'), 0);
     });
 
+  test('the wasm memory grows where the app allocated past it: markers with that stack', () => {
+    const p = JSON.parse(gunzipSync(bytes));
+    const strings = p.shared.stringArray;
+    const grew = [];
+    for (const t of p.threads) {
+      const m = t.markers;
+      for (let i = 0; i < m.length; i++) {
+        if (strings[m.name[i]] !== 'wasm memory grew') continue;
+        const d = m.data[i];
+        const stack = [];
+        for (let s = d.cause?.stack ?? null; s !== null && s !== undefined; s = t.stackTable.prefix[s]) {
+          stack.unshift(strings[t.funcTable.name[t.frameTable.func[t.stackTable.frame[s]]]]);
+        }
+        grew.push({ thread: t.name, from: d.fromBytes, to: d.toBytes, stack, phase: m.phase[i] });
+      }
+    }
+    assert.ok(grew.length > 0, 'no growth marker');
+    for (const g of grew) {
+      assert.ok(g.to > g.from && g.from >= 64 << 20, JSON.stringify(g));
+      assert.equal(g.phase, 0); // an instant
+    }
+    // 48 MiB kept past a 64 MiB memory that held ~20 MiB: it grows in grow_memory.
+    assert.ok(grew.some((g) => g.thread === 'main' && g.stack.includes('grow_memory')), JSON.stringify(grew));
+  });
+
   test('report --heap prints the three tables', async () => {
     const file = join(tmp, `${allocator}.json.gz`);
     writeFileSync(file, bytes);
     const out = await new Promise((ok, fail) => execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'report', file, '--heap'],
       (e, stdout, stderr) => (e ? fail(new Error(`${e.message}\n${stderr}`)) : ok(stdout))));
-    assert.match(out, /live at the peak: .* by allocation site\n\s+7\.81 MiB\s+\d+\.\d%\s+peak_burst/);
+    assert.match(out, /live at the peak: .* by allocation site\n\s+48\.0 MiB\s+\d+\.\d%\s+grow_memory/);
     assert.match(out, /live when the session stopped:/);
     assert.match(out, /allocated in all:[\s\S]*transient/);
+  });
+});
+
+describe('the chrome format', () => {
+  const dir = BUILDS[0].dir;
+  test('has the heap counters, the heap stats record and the growth events with their stacks', async () => {
+    const rec = await recordPage({ dir, path: 'index.html?sampleBytes=1&format=chrome', waitFor: 'self.heapDone === true' });
+    const s = rec.sessions[0];
+    assert.equal(s.state, 'stopped', `${s.state}: ${s.error ?? ''}`);
+    const raw = JSON.parse(gunzipSync(s.bytes));
+    const events = Array.isArray(raw) ? raw : raw.traceEvents;
+    const grew = events.filter((e) => e.name === 'wasm memory grew');
+    assert.ok(grew.length > 0);
+    for (const g of grew) {
+      assert.equal(g.ph, 'I');
+      assert.equal(g.cat, 'heap');
+      assert.ok(g.args.toBytes > g.args.fromBytes);
+    }
+    assert.ok(grew.some((g) => g.args.stack.split(';').includes('grow_memory')), JSON.stringify(grew.map((g) => g.args)));
+    const live = events.filter((e) => e.ph === 'C' && e.name === 'heap live bytes (sampled)');
+    assert.ok(live.length > 0);
+    const p = readProfile(s.bytes);
+    assert.equal(p.stats.heap.sampleBytes, 1);
+    // The counter's last value is the session's own estimate when it stopped.
+    assert.ok(Math.abs(live.at(-1).args.value - p.stats.heap.liveBytes) <= p.stats.heap.liveBytes * 0.01 + 65536,
+      `${live.at(-1).args.value} vs ${p.stats.heap.liveBytes}`);
+    assert.ok(p.stats.heap.liveBytes >= 50331648 + 2000000);
   });
 });
 

@@ -9,7 +9,11 @@
  *   grow_shrink     realloc 1 KiB -> 1 MiB doubling, then down to 100 B, kept
  *   aligned         posix_memalign, aligned_alloc, memalign: 100 x 4 KiB each, kept
  *   zeroed          calloc(100, 100) x 100, kept
- *   peak_burst      main: 8,000 x 1 KiB allocated, then all freed: the peak's site
+ *   peak_burst      main: 8,000 x 1 KiB allocated, then all freed: a burst that
+ *                   is not the peak
+ *   grow_memory     main, last: 48 x 1 MiB kept, past the 64 MiB initial memory:
+ *                   the wasm memory grows there (events with this stack), and
+ *                   the heap's peak is there
  * Each site is a WT_SCOPE, so its name is on the allocations' stacks
  * whatever the compiler inlines. The page reads self.heapExpect and waits
  * for self.heapDone. */
@@ -26,10 +30,10 @@
 
 /* A sampled allocation waits in a bounded queue until wasmtrace's worker
  * drains it (heap.h): at one sample per allocation, the loops pause now
- * and then so that a busy test machine's worker keeps up (drops are
- * counted, and the test wants none). */
+ * and then so that a busy test machine's worker keeps up (the queue holds
+ * 80 ms of this pace; drops are counted, and the test wants none). */
 static void pace(int i) {
-  if ((i & 127) == 127) usleep(2000);
+  if ((i & 63) == 63) usleep(5000); /* <= 128 entries per 5 ms: 80 ms before 2,048 fill */
 }
 
 static void *kept[20000];
@@ -121,6 +125,16 @@ static void peak_burst(void) {
   }
 }
 
+static void grow_memory(void) {
+  WT_SCOPE("grow_memory");
+  for (int i = 0; i < 48; i++) {
+    char *p = malloc(1 << 20);
+    if (p) p[0] = 1;
+    keep(p);
+    pace(i * 64 + 63); /* a pause after each: few entries, large blocks */
+  }
+}
+
 int main(void) {
   keep_small();
   pthread_t t;
@@ -145,12 +159,13 @@ int main(void) {
   aligned();
   zeroed();
   peak_burst();
+  grow_memory();
   /* What each site keeps (bytes asked for) and allocated in all. */
   static const char expect[] =
       "{\"live\":{\"keep_small\":2000000,\"keep_on_thread\":2097184,\"grow_shrink\":100,"
-      "\"aligned\":1228800,\"zeroed\":1000000},"
+      "\"aligned\":1228800,\"zeroed\":1000000,\"grow_memory\":50331648},"
       "\"allocated\":{\"keep_small\":2000000,\"transient\":16384000,\"handed_over\":2048000,"
-      "\"peak_burst\":8192000},\"peakSite\":\"peak_burst\"}";
+      "\"peak_burst\":8192000},\"peakSite\":\"grow_memory\"}";
   EM_ASM({
     self.heapExpect = JSON.parse(UTF8ToString($0));
     self.heapDone = true;
