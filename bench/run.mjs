@@ -33,8 +33,13 @@
 //      1 and 10 kHz, startup, rounds alternating the browsers
 //  11. live streaming (bench/serve.mjs): `wasmtrace serve` latency at 1 kHz
 //      and throughput at 10 kHz x 4 threads (serve.*)
+//  12. heap profiling (bench/heap.mjs): the allocator shim's cost on a
+//      malloc+free pair and on 4 malloc-heavy pthreads, shim + heap session
+//      vs no shim in paired rounds (heap.fastpath.ns_added,
+//      heap.microbench.overhead_pct), and per-site estimates at the default
+//      512 KiB against known live bytes over 10 recordings (heap.accuracy.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
-// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*), with its 95 %
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*), with its 95 %
 // interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
@@ -55,6 +60,7 @@ import { weightsFigures, weightsRun, weightsSection } from './weights.mjs';
 import { samplerRun } from './sampler-run.mjs';
 import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
 import { serveBench, serveFigures, serveSection } from './serve.mjs';
+import { heapBench, heapFigures, heapSection } from './heap.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -317,6 +323,8 @@ log('Firefox beside Chromium: hot path, sampler at 1 and 10 kHz, startup (bench/
 const browsers = await browsersBench({ wasm, runs: RUNS, ms: MS, log });
 log('live streaming: wasmtrace serve latency and throughput (bench/serve.mjs)');
 const served = await serveBench();
+log('heap profiling: the shim vs no shim in paired rounds, estimates at 512 KiB vs known bytes (bench/heap.mjs)');
+const heap = await heapBench({ wasm, log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -445,11 +453,13 @@ ${weightsSection(results.weights, 'npm run bench')}
 
 ${browsersSection(browsers)}
 
-${serveSection(served, 'npm run bench')}`;
+${serveSection(served, 'npm run bench')}
+
+${heapSection(heap, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

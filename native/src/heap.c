@@ -14,6 +14,7 @@
 
 _Thread_local int64_t wt_i_heap_countdown;
 _Atomic uint32_t wt_i_heap_tracked;
+_Atomic uint16_t *_Atomic wt_i_heap_filter;
 
 /* The interval the calling thread's countdown was drawn for (0: idle). */
 static _Thread_local uint32_t armed_for;
@@ -46,7 +47,9 @@ static wt_heap_entry *_Atomic queue;
 static _Atomic uint32_t enqueue_pos;
 static uint32_t dequeue_pos; /* the worker's */
 
-static uint32_t hash_addr(uint32_t a) { return (a >> 3) * 2654435761u; }
+/* Fibonacci hashing: the product's high bits mix every bit of the address
+ * (its low bits would not: blocks a power of two apart would collide). */
+static uint32_t hash_addr(uint32_t a) { return ((a >> 3) * 2654435761u) >> 16; }
 
 static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot, double ts) {
   uint32_t h = hash_addr(addr);
@@ -60,6 +63,8 @@ static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot,
     s->bytes = bytes;
     s->slot = slot;
     s->ts_us = ts;
+    _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
+    atomic_fetch_add_explicit(&f[WT_I_HEAP_FILTER_INDEX(addr)], 1, memory_order_relaxed);
     atomic_store_explicit(&s->key, addr, memory_order_release);
     return 1;
   }
@@ -79,6 +84,8 @@ static int set_remove(set_slot *t, uint32_t addr, set_slot *out) {
     out->ts_us = s->ts_us;
     /* Only this thread frees addr: nobody else can change this key now. */
     atomic_store_explicit(&s->key, KEY_GONE, memory_order_release);
+    _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&f[WT_I_HEAP_FILTER_INDEX(addr)], 1, memory_order_relaxed);
     return 1;
   }
   return 0;
@@ -288,13 +295,20 @@ static int ensure_buffers(void) {
   if (atomic_load_explicit(&unavailable, memory_order_relaxed)) return 0;
   set_slot *t = wt_mem_calloc(WT_HEAP_SET, sizeof *t);
   wt_heap_entry *q = wt_mem_calloc(WT_HEAP_QUEUE, sizeof *q);
-  if (!t || !q) {
+  _Atomic uint16_t *f = wt_mem_calloc(WT_HEAP_FILTER, sizeof *f);
+  if (!t || !q || !f) {
     wt_mem_free(t);
     wt_mem_free(q);
+    wt_mem_free(f);
     atomic_store_explicit(&unavailable, 1, memory_order_relaxed);
     return 0;
   }
   for (uint32_t i = 0; i < WT_HEAP_QUEUE; i++) atomic_store_explicit(&q[i].seq, i, memory_order_relaxed);
+  /* The filter first: a set without it is never published. */
+  _Atomic uint16_t *no_filter = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&wt_i_heap_filter, &no_filter, f, memory_order_acq_rel,
+                                               memory_order_acquire))
+    wt_mem_free(f);
   set_slot *no_set = NULL;
   if (!atomic_compare_exchange_strong_explicit(&set, &no_set, t, memory_order_acq_rel, memory_order_acquire))
     wt_mem_free(t);
@@ -363,6 +377,7 @@ void wt_heap_reset_for_testing(void) {
   atomic_store_explicit(&enqueue_pos, 0, memory_order_relaxed);
   wt_mem_free(atomic_exchange_explicit(&set, NULL, memory_order_relaxed));
   wt_mem_free(atomic_exchange_explicit(&queue, NULL, memory_order_relaxed));
+  wt_mem_free((void *)atomic_exchange_explicit(&wt_i_heap_filter, NULL, memory_order_relaxed));
   _Atomic uint64_t *const counts[] = {&n_sampled,   &n_frees,     &n_queue_full,      &n_set_full,
                                       &n_frees_lost, &n_no_thread, &n_no_thread_bytes, &n_realloc_failed};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) atomic_store_explicit(counts[i], 0, memory_order_relaxed);

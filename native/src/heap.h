@@ -17,7 +17,9 @@
  * A sampled allocation copies its own thread's shadow stack (no unwinding:
  * the owner reads its own frames) into a bounded multi-producer queue that
  * the worker alone drains (wt_heap_drain), and puts its address into a
- * bounded lock-free address set, so that a free on any thread finds it.
+ * bounded lock-free address set, so that a free on any thread finds it
+ * (behind a counting filter: a free of a block that was not sampled costs
+ * one load).
  * Nothing here waits or takes a lock: a full queue or set drops the sample
  * and counts it. Order: an allocation takes its queue position before its
  * address enters the set, and a free leaves the set before it takes its
@@ -42,6 +44,7 @@
 #define WT_HEAP_SET (1u << 16)     /* live sampled addresses at once (power of two) */
 #define WT_HEAP_PROBES 32          /* slots an insert or a lookup looks at */
 #define WT_HEAP_IDLE_REARM 65536   /* bytes between checks while no session samples the heap */
+#define WT_HEAP_FILTER (1u << 16)  /* counters of the free path's filter (power of two) */
 
 enum { WT_HEAP_ALLOC = 1, WT_HEAP_FREE = 2, WT_HEAP_SKIP = 3, WT_HEAP_GROW = 4 };
 
@@ -82,8 +85,17 @@ typedef struct wt_heap_counts {
 extern _Thread_local int64_t wt_i_heap_countdown;
 /* wt_i_heap_own (mem.h): nonzero while wasmtrace allocates its own memory
  * on this thread; such allocations are never sampled. */
-/* Sampled blocks live now: a free looks an address up only when nonzero. */
+/* Sampled blocks live now. */
 extern _Atomic uint32_t wt_i_heap_tracked;
+
+/* The free path's filter (a counting Bloom filter of one hash): the number
+ * of live sampled blocks whose address hashes to each counter. A free looks
+ * its address up in the set only when its counter is nonzero: one load for
+ * the blocks that were not sampled, whatever the set's history (its removed
+ * keys stay as markers that a lookup must walk past). NULL until a session
+ * first samples the heap. */
+extern _Atomic uint16_t *_Atomic wt_i_heap_filter;
+#define WT_I_HEAP_FILTER_INDEX(addr) ((((uint32_t)(addr) >> 3) * 2654435761u) >> 16)
 
 /* The slow path of an allocation that took the countdown below zero: re-arms
  * it, and samples `p` (size n; may be NULL: a failed allocation) if a

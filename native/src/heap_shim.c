@@ -32,10 +32,15 @@ void *__real_sbrk(intptr_t increment);
     if ((wt_i_heap_countdown -= (int64_t)(n)) < 0) wt_heap_on_alloc((p), (n));    \
   } while (0)
 
-/* A free first looks the address up only while sampled blocks are live. */
-#define WT_I_HEAP_FORGET(p)                                                                          \
-  do {                                                                                               \
-    if ((p) && atomic_load_explicit(&wt_i_heap_tracked, memory_order_relaxed)) wt_heap_on_free(p);   \
+/* A free looks its address up only when the filter says it may be a
+ * sampled block (heap.h): one load otherwise. */
+static inline int WT_I_NOINSTR maybe_sampled(void *p) {
+  _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
+  return p && f && atomic_load_explicit(&f[WT_I_HEAP_FILTER_INDEX((uintptr_t)p)], memory_order_relaxed);
+}
+#define WT_I_HEAP_FORGET(p)                    \
+  do {                                         \
+    if (maybe_sampled(p)) wt_heap_on_free(p);  \
   } while (0)
 
 WT_I_NOINSTR void *malloc(size_t n) {
@@ -68,7 +73,7 @@ WT_I_NOINSTR void *__wrap_realloc(void *p, size_t n) {
    * address may be reused by another thread at once); realloc(p, 0) frees
    * it. A failed realloc keeps p, which is then no longer followed
    * (counted). */
-  int tracked = atomic_load_explicit(&wt_i_heap_tracked, memory_order_relaxed) && wt_heap_on_free(p);
+  int tracked = maybe_sampled(p) && wt_heap_on_free(p);
   void *q = __real_realloc(p, n);
   if (!q) {
     if (tracked && n) wt_heap_note_realloc_failed();
