@@ -39,6 +39,7 @@ typedef struct set_slot {
   uint32_t bytes;
   uint16_t slot;
   uint16_t pad;
+  uint32_t pos; /* the allocation's queue position */
   double ts_us;
 } set_slot;
 
@@ -51,7 +52,7 @@ static uint32_t dequeue_pos; /* the worker's */
  * (its low bits would not: blocks a power of two apart would collide). */
 static uint32_t hash_addr(uint32_t a) { return ((a >> 3) * 2654435761u) >> 16; }
 
-static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot, double ts) {
+static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot, double ts, uint32_t pos) {
   uint32_t h = hash_addr(addr);
   for (uint32_t i = 0; i < WT_HEAP_PROBES; i++) {
     set_slot *s = &t[(h + i) & (WT_HEAP_SET - 1)];
@@ -63,6 +64,7 @@ static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot,
     s->bytes = bytes;
     s->slot = slot;
     s->ts_us = ts;
+    s->pos = pos;
     _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
     atomic_fetch_add_explicit(&f[WT_I_HEAP_FILTER_INDEX(addr)], 1, memory_order_relaxed);
     atomic_store_explicit(&s->key, addr, memory_order_release);
@@ -82,6 +84,7 @@ static int set_remove(set_slot *t, uint32_t addr, set_slot *out) {
     out->bytes = s->bytes;
     out->slot = s->slot;
     out->ts_us = s->ts_us;
+    out->pos = s->pos;
     /* Only this thread frees addr: nobody else can change this key now. */
     atomic_store_explicit(&s->key, KEY_GONE, memory_order_release);
     _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
@@ -194,7 +197,7 @@ static void sample(void *p, size_t n, uint32_t interval) {
   double ts = wt_platform_now_us();
   uint16_t slot = (uint16_t)self->slot;
   /* In the set before it is published; p is the caller's until we return. */
-  if (!set_insert(t, (uint32_t)(uintptr_t)p, weight, slot, ts)) {
+  if (!set_insert(t, (uint32_t)(uintptr_t)p, weight, slot, ts, pos)) {
     atomic_fetch_add_explicit(&n_set_full, 1, memory_order_relaxed);
     e->kind = WT_HEAP_SKIP;
     queue_publish(e, pos);
@@ -211,6 +214,7 @@ static void sample(void *p, size_t n, uint32_t interval) {
   e->interval = interval;
   e->ts_us = ts;
   e->alloc_ts_us = ts;
+  e->alloc_pos = pos;
   e->depth = own_stack(self, e->frames, &e->truncated);
   queue_publish(e, pos);
 }
@@ -254,6 +258,7 @@ int wt_heap_on_free(void *p) {
   e->interval = 0;
   e->ts_us = wt_platform_now_us();
   e->alloc_ts_us = v.ts_us;
+  e->alloc_pos = v.pos;
   e->depth = 0;
   e->truncated = 0;
   queue_publish(e, pos);
@@ -261,9 +266,15 @@ int wt_heap_on_free(void *p) {
 }
 
 void wt_heap_on_grow(uint32_t from_pages, uint32_t to_pages) {
+  if (!atomic_load_explicit(&interval_now, memory_order_acquire)) return;
   wt_heap_entry *q = atomic_load_explicit(&queue, memory_order_acquire);
-  wt_thread *self = wt_i_tls_self;
-  if (!q || !self || !atomic_load_explicit(&interval_now, memory_order_acquire)) return;
+  if (!q) return;
+  /* No thread-local storage here: the allocator may grow the memory while
+   * a new pthread's TLS block is being allocated (older Emscripten: with
+   * emscripten_builtin_memalign, before __wasm_init_tls), when a reused
+   * pool worker still has the previous thread's TLS base (threads.c). */
+  wt_thread *self = wt_registry_self_without_tls();
+  if (!self) return;
   uint32_t pos;
   wt_heap_entry *e = queue_reserve(q, &pos);
   if (!e) {
@@ -279,6 +290,7 @@ void wt_heap_on_grow(uint32_t from_pages, uint32_t to_pages) {
   e->interval = 0;
   e->ts_us = wt_platform_now_us();
   e->alloc_ts_us = e->ts_us;
+  e->alloc_pos = pos;
   e->depth = own_stack(self, e->frames, &e->truncated);
   queue_publish(e, pos);
 }
@@ -339,6 +351,8 @@ int wt_heap_request(uint32_t interval) {
   wt_i_heap_countdown = draw(now);
   return 1;
 }
+
+uint32_t wt_heap_drain_position(void) { return dequeue_pos; }
 
 size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx) {
   wt_heap_entry *q = atomic_load_explicit(&queue, memory_order_acquire);

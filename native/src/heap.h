@@ -63,6 +63,7 @@ typedef struct wt_heap_entry {
   uint32_t interval;     /* the mean sampling interval it was sampled at */
   double ts_us;          /* when (wt_platform_now_us) */
   double alloc_ts_us;    /* FREE: when the block was allocated */
+  uint32_t alloc_pos;    /* the queue position of the allocation (FREE: of the one it frees) */
   uint32_t frames[WT_HEAP_DEPTH]; /* ALLOC, GROW: frame ids, outermost first */
 } wt_heap_entry;
 
@@ -140,6 +141,11 @@ int wt_heap_request(uint32_t interval);
 /* Calls fn for every entry queued and published so far, oldest first, and
  * gives the cells back. Returns how many. Worker only. */
 size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx);
+
+/* The queue position the next drain starts at. A session adopted now
+ * takes exactly the allocations at or after it (and their frees): those
+ * before were drained while it was not running. Worker only. */
+uint32_t wt_heap_drain_position(void);
 
 void wt_heap_counts_get(wt_heap_counts *out);
 

@@ -113,6 +113,7 @@ struct wt_session {
   /* --- worker-owned -------------------------------------------------------- */
   wt_grid grid;     /* its sampling schedule (grid.h; worker.c walks it) */
   double stop_us, next_counter_us, next_malloc_us;
+  uint32_t heap_from_pos; /* heap.h: the first queue position it takes */
   wt_session_rec rec; /* what it records into (session.c) */
   wt_session_enc enc; /* how it is encoded (session_encode.c) */
 

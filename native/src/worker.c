@@ -191,7 +191,11 @@ static void heap_dispatch(const wt_heap_entry *e, void *ctx) {
   int nsessions = *(const int *)ctx;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!running(s) || !s->config.heap_sample_bytes || e->alloc_ts_us < s->start_us) continue;
+    /* An allocation drained before the session ran is not its own, nor is
+     * its free: positions, not times, say which (heap.h). */
+    if (!running(s) || !s->config.heap_sample_bytes || e->alloc_ts_us < s->start_us ||
+        (int32_t)(e->alloc_pos - s->heap_from_pos) < 0)
+      continue;
     /* Growth events are of category "heap" (the counters and allocations
      * come with the "heap" key itself). */
     if (e->kind == WT_HEAP_GROW &&
@@ -202,9 +206,10 @@ static void heap_dispatch(const wt_heap_entry *e, void *ctx) {
 }
 
 /* Samples the heap at the smallest interval the live sessions ask for (0:
- * none does), and moves the shim's queue into the sessions. */
-static void heap_phase(int nsessions) {
-  uint32_t was = wt_heap_interval(), want = 0;
+ * none does), and moves the shim's queue into the sessions. `was`: the
+ * interval read before the session table was (heap.h). */
+static void heap_phase(int nsessions, uint32_t was) {
+  uint32_t want = 0;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     int st = s ? atomic_load_explicit(&s->state, memory_order_acquire) : -1;
@@ -246,6 +251,7 @@ static void start_session(wt_session *s, double now, int join) {
   }
   wt_grid_start(&s->grid, now, s->config.interval_us, join);
   s->next_counter_us = now;
+  s->heap_from_pos = wt_heap_drain_position();
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
   wt_runtime_update_categories();
@@ -650,6 +656,9 @@ void *wt_worker_main(void *arg) {
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
+    /* Before the table: a session added after this read lowered it, and
+     * the CAS in heap_phase then fails (heap.h). */
+    uint32_t heap_was = wt_heap_interval();
     double woke = wt_platform_now_us();
     double now = ceil(woke); /* whole us, like the tick time below */
     /* hold_seq, the count, hold_seq again: the table holds no part of a
@@ -663,7 +672,7 @@ void *wt_worker_main(void *arg) {
     wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
     double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
-      heap_phase(nsessions);
+      heap_phase(nsessions, heap_was);
       stop_phase(nsessions, t);
       drain_rings(nsessions);
       /* Again: a session added since needs the records it could still see. */

@@ -11,7 +11,8 @@
  *   zeroed          calloc(100, 100) x 100, kept
  *   peak_burst      main: 8,000 x 1 KiB allocated, then all freed: a burst that
  *                   is not the peak
- *   grow_memory     main, last: 48 x 1 MiB kept, past the 64 MiB initial memory:
+ *   grow_memory     main, last: 64 x 1 MiB kept, past the 64 MiB initial memory
+ *                   whatever else the runtime holds (3.1.69's pthread stacks are small):
  *                   the wasm memory grows there (events with this stack), and
  *                   the heap's peak is there
  * Each site is a WT_SCOPE, so its name is on the allocations' stacks
@@ -127,7 +128,7 @@ static void peak_burst(void) {
 
 static void grow_memory(void) {
   WT_SCOPE("grow_memory");
-  for (int i = 0; i < 48; i++) {
+  for (int i = 0; i < 64; i++) {
     char *p = malloc(1 << 20);
     if (p) p[0] = 1;
     keep(p);
@@ -163,7 +164,7 @@ int main(void) {
   /* What each site keeps (bytes asked for) and allocated in all. */
   static const char expect[] =
       "{\"live\":{\"keep_small\":2000000,\"keep_on_thread\":2097184,\"grow_shrink\":100,"
-      "\"aligned\":1228800,\"zeroed\":1000000,\"grow_memory\":50331648},"
+      "\"aligned\":1228800,\"zeroed\":1000000,\"grow_memory\":67108864},"
       "\"allocated\":{\"keep_small\":2000000,\"transient\":16384000,\"handed_over\":2048000,"
       "\"peak_burst\":8192000},\"peakSite\":\"grow_memory\"}";
   EM_ASM({
