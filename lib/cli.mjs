@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
-import { heapView, textHeapReport } from './heap.mjs';
+import { foldedHeap, heapNote, heapView, textHeapReport } from './heap.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
 import { startupSummary } from './startup.mjs';
@@ -83,6 +83,9 @@ report: prints the top functions by self and total time of each thread.
                              config, firefox format): by allocation site,
                              live at the peak, live at stop and allocated,
                              estimates with 95 % intervals
+    --folded <file>          with --heap: also write the stacks live at the
+                             heap's peak as folded stacks weighted by bytes
+                             (a memory flame graph for speedscope, inferno)
 
 diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
   wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
@@ -236,6 +239,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   const wrap = wrapNote(p);
   if (wrap) lines.push(`  ${wrap}`);
+  const heap = heapNote(p);
+  if (heap) lines.push(`  ${printable(heap)}`);
   const startup = startupSummary(p?.startup);
   if (startup) lines.push(`  startup: ${printable(startup)}`);
   if (r.jsProfile) {
@@ -578,8 +583,14 @@ function report(positionals, v, io) {
       return 1;
     }
     io.out(textHeapReport(view, { top, title: `wasmtrace report --heap: ${file}` }));
+    if (v.folded) {
+      writeFileSync(v.folded, foldedHeap(view, 'peak'));
+      io.out('');
+      io.out(`live at the peak as folded stacks (bytes): ${v.folded} (opens in speedscope; flamegraph.pl --countname=bytes)`);
+    }
     return 0;
   }
+  if (v.folded) throw new UsageError('report: --folded goes with --heap (a CPU trace in folded form: record with "format": "folded")');
   io.out(textReport(profile, { top, thread: v.thread, title: `wasmtrace report: ${file}` }));
   const notes = limitNotes(profile.stats);
   if (notes.length) {
@@ -661,6 +672,7 @@ const OPTIONS = {
   html: { type: 'string' },
   thread: { type: 'string' },
   heap: { type: 'boolean' },
+  folded: { type: 'string' },
 };
 
 /**

@@ -36,6 +36,28 @@ export function weightVariance(w, interval) {
   return w * w * (1 - p);
 }
 
+/** Why a heap session of an app without the shim recorded nothing (native/src/api.c says it on the console). */
+export const HEAP_UNLINKED = 'the app was not linked with the allocator shim wasmtrace_heap (CMake: wasmtrace_heap(app); ' +
+  'docs/GUIDE.md, "Where the memory went")';
+
+/**
+ * The record summary's line for a session that sampled the heap (its stats
+ * record "heap"), or null for one that did not.
+ */
+export function heapNote(profile) {
+  const h = profile?.stats?.heap;
+  if (!h || typeof h !== 'object') return null;
+  if (h.linked === false) return `heap: nothing recorded: ${HEAP_UNLINKED}`;
+  if (typeof h.unavailable === 'string') return `heap: nothing recorded: ${h.unavailable}`;
+  const n = (v) => (Number.isFinite(v) ? v : 0);
+  const d = h.dropped && typeof h.dropped === 'object' ? h.dropped : {};
+  const dropped = n(d.queueFull) + n(d.setFull) + n(d.freesLost);
+  return `heap: ${n(h.allocations)} sampled allocations (every ${formatBytes(n(h.sampleBytes))} on average), ` +
+    `~${formatBytes(n(h.peakBytes))} live at the peak, ~${formatBytes(n(h.liveBytes))} at stop` +
+    (dropped ? `, ${dropped} dropped` : '') +
+    (profile.format === 'firefox' ? ' (by site: wasmtrace report --heap)' : ` (by site only in the firefox format; this trace is ${profile.format})`);
+}
+
 const isPseudo = (name) => name.startsWith('(') && name.endsWith(')');
 
 /** The allocation site of a stack: its innermost named frame. */
@@ -50,7 +72,9 @@ export function siteOf(stack) {
  *   peak: { bytes: number, ts: number }, live: number, allocated: number,
  *   sites: Array<{ site: string, thread: string, peak: number, peakVar: number,
  *     live: number, liveVar: number, allocated: number, allocatedVar: number, count: number }>,
- *   stats: object|null }}
+ *   blocks: { peak: HeapBlock[], live: HeapBlock[] }, stats: object|null }}
+ *   (HeapBlock: { thread: string, stack: string[], bytes: number }, a sampled block live at the
+ *   peak or at stop, bytes its estimate)
  */
 export function heapView(profile) {
   const heapStats = profile.stats?.heap ?? profile.session?.heap ?? null;
@@ -61,7 +85,7 @@ export function heapView(profile) {
   }
   if (!events.length) {
     throw new TraceError(heapStats
-      ? `the session sampled the heap but recorded no allocation${heapStats.linked === false ? ' (the app was not linked with the allocator shim wasmtrace_heap: docs/GUIDE.md, "Where the memory went")' : ''}${profile.format !== 'firefox' ? ` (only the firefox format holds allocations; this trace is ${profile.format})` : ''}`
+      ? `the session sampled the heap but recorded no allocation${heapStats.linked === false ? ` (${HEAP_UNLINKED})` : ''}${profile.format !== 'firefox' ? ` (only the firefox format holds allocations; this trace is ${profile.format})` : ''}`
       : `no heap samples in this trace: record with a session config "heap": {} and "format": "firefox" (docs/GUIDE.md, "Where the memory went")`);
   }
   // Replay in time order (stable: a thread's own order for equal times).
@@ -86,7 +110,7 @@ export function heapView(profile) {
         const key = e.address ?? `#${i}`;
         const old = live.get(key);
         if (old) liveBytes -= old.bytes; // freed where the shim could not see it
-        live.set(key, { site: s, bytes: e.bytes });
+        live.set(key, { site: s, bytes: e.bytes, thread: e.thread, stack: e.stack });
         liveBytes += e.bytes;
         if (liveBytes > peakBytes) {
           peakBytes = liveBytes;
@@ -112,7 +136,8 @@ export function heapView(profile) {
   });
   const live = end.live, frees = end.frees;
   const peak = { bytes: end.peakBytes, ts: end.peakAt >= 0 ? events[end.peakAt].ts : 0 };
-  for (const { site, bytes } of replay(end.peakAt).live.values()) {
+  const atPeak = replay(end.peakAt).live;
+  for (const { site, bytes } of atPeak.values()) {
     site.peak += bytes;
     site.peakVar += weightVariance(bytes, interval);
   }
@@ -127,7 +152,26 @@ export function heapView(profile) {
     interval, threads: new Set(events.map((e) => e.thread)).size, allocations, frees,
     peak, live: liveTotal, allocated: allocatedTotal,
     sites: [...sites.values()], stats: heapStats,
+    blocks: { peak: [...atPeak.values()], live: [...live.values()] },
   };
+}
+
+// A name as the folded format writes it (native/src/encoder_folded.c): ';'
+// separates frames, a line ends at a control character or U+2028/U+2029.
+const foldedName = (name) => String(name).replace(/;/g, ':').replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ') || '(unnamed)';
+
+/**
+ * Folded stacks of the blocks live at the peak ('peak') or when the session
+ * stopped ('live'): "thread;outer;...;inner bytes" per distinct stack, for
+ * flamegraph.pl, inferno and speedscope (a flame graph of memory).
+ */
+export function foldedHeap(view, which = 'peak') {
+  const sums = new Map();
+  for (const b of view.blocks[which]) {
+    const key = [b.thread, ...b.stack].map(foldedName).join(';');
+    sums.set(key, (sums.get(key) ?? 0) + b.bytes);
+  }
+  return [...sums].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round(v)}\n`).join('');
 }
 
 const KIB = 1024, MIB = 1024 * 1024;

@@ -21,6 +21,26 @@
 #include "threads.h"
 #include "worker.h"
 
+/* A session asked for "heap" and gets nothing: said once per page (the
+ * session's stats say it too: "linked": false or "unavailable"). */
+static void note_heap_unavailable(const char *session) {
+  static atomic_int said;
+  if (atomic_exchange_explicit(&said, 1, memory_order_relaxed)) return;
+  char line[WT_NAME_MAX + 400];
+  if (!wt_heap_linked())
+    snprintf(line, sizeof line,
+             "session '%s' asks for \"heap\", but the app was not linked with the allocator shim: no allocation "
+             "is recorded. Link it (CMake: wasmtrace_heap(app); plain emcc: libwasmtrace_heap.a before libwasmtrace.a, "
+             "-Wl,--wrap=realloc,--wrap=sbrk -Wl,--undefined=__wrap_realloc; docs/GUIDE.md, \"Where the memory went\")",
+             session);
+  else
+    snprintf(line, sizeof line,
+             "session '%s' asks for \"heap\", but the wasm heap had no room for the sampler's queue and address "
+             "set (about 2 MiB): no allocation is recorded",
+             session);
+  wt_platform_log_error(line);
+}
+
 /* What a session reads of the runtime: session.c does not see wt_rt. */
 static void worker_times(double *created_us, double *started_us, uint64_t *busy_us) {
   *created_us = wt_worker_created_us();
@@ -186,7 +206,8 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   if (out_id) *out_id = id;
   /* After it is in the table (heap.h: the worker may only raise the
    * interval from a value it read before its table). */
-  if (rc == WT_OK && s->config.heap_sample_bytes) wt_heap_request(s->config.heap_sample_bytes);
+  if (rc == WT_OK && s->config.heap_sample_bytes && !wt_heap_request(s->config.heap_sample_bytes))
+    note_heap_unavailable(s->config.name);
   wt_runtime_update_categories();
   wt_runtime_wake();
   return rc;

@@ -304,6 +304,10 @@ void wt_heap_note_realloc_failed(void) {
 /* The queue and the set, allocated once (by whichever thread first asks). */
 static int ensure_buffers(void) {
   if (atomic_load_explicit(&queue, memory_order_acquire)) return 1;
+  /* Without the shim nothing would fill them: an app that does not link it
+   * pays nothing (the shim runs before any session can start: the session's
+   * own allocations go through it). */
+  if (!wt_heap_linked()) return 0;
   if (atomic_load_explicit(&unavailable, memory_order_relaxed)) return 0;
   set_slot *t = wt_mem_calloc(WT_HEAP_SET, sizeof *t);
   wt_heap_entry *q = wt_mem_calloc(WT_HEAP_QUEUE, sizeof *q);
@@ -329,6 +333,8 @@ static int ensure_buffers(void) {
     wt_mem_free(q);
   return 1;
 }
+
+int wt_heap_linked(void) { return atomic_load_explicit(&linked, memory_order_relaxed); }
 
 uint32_t wt_heap_interval(void) { return atomic_load_explicit(&interval_now, memory_order_acquire); }
 

@@ -120,6 +120,11 @@ void wt_heap_note_realloc_failed(void) WT_I_NOINSTR;
 
 /* ---- the worker's side ------------------------------------------------------ */
 
+/* 1 once the shim has run (heap_shim.c calls wt_heap_on_alloc on a
+ * thread's first allocation), 0 in an app not linked with it: no session
+ * samples anything there, and no buffer is allocated for it. Any thread. */
+int wt_heap_linked(void);
+
 /* The mean sampling interval now (bytes; 0: off). Any thread. */
 uint32_t wt_heap_interval(void);
 

@@ -63,7 +63,8 @@ int64_t wt_platform_malloc_bytes(void);
 size_t wt_platform_heap_room(int precise);
 
 /* Bytes free inside malloc's heap (its bins and top chunk: mallinfo's
- * fordblks), SIZE_MAX on the host. Walks malloc's heap under its lock. */
+ * fordblks), SIZE_MAX on the host, 0 for an allocator without mallinfo
+ * (mimalloc). Walks malloc's heap under its lock. */
 size_t wt_platform_malloc_free_bytes(void);
 
 /* Writes the name of the function at wasm table index `table_index` into

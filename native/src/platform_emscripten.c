@@ -88,7 +88,13 @@ int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
 
 int64_t wt_platform_heap_bytes(void) { return (int64_t)__builtin_wasm_memory_size(0) * 65536; }
 
+/* dlmalloc and emmalloc have mallinfo; mimalloc (-sMALLOC=mimalloc) has
+ * none, and a strong reference would keep such an app from linking: weak,
+ * and null there (the figures it gives are then unknown). */
+#pragma weak mallinfo
+
 int64_t wt_platform_malloc_bytes(void) {
+  if (!mallinfo) return -1;
   /* dlmalloc's mallinfo takes the malloc lock: fine on the worker, which is
    * the only caller. */
   struct mallinfo mi = mallinfo();
@@ -103,8 +109,9 @@ size_t wt_platform_heap_room(int precise) {
   size_t max = emscripten_get_heap_max();
   size_t room = max > brk ? max - brk : 0;
   /* dlmalloc serves a request from its top chunk before it calls sbrk. */
-  if (precise) room += (size_t)mallinfo().keepcost;
+  if (precise && mallinfo) room += (size_t)mallinfo().keepcost;
   return room;
 }
 
-size_t wt_platform_malloc_free_bytes(void) { return (size_t)mallinfo().fordblks; }
+/* Without mallinfo: none known (mem.c then takes no credit). */
+size_t wt_platform_malloc_free_bytes(void) { return mallinfo ? (size_t)mallinfo().fordblks : 0; }

@@ -11,13 +11,13 @@
 // test checks that no sample was dropped (the counts say so if one was).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { heapView, siteOf } from '../../lib/heap.mjs';
+import { HEAP_UNLINKED, heapNote, heapView, siteOf } from '../../lib/heap.mjs';
 import { readProfile } from '../../lib/profile.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
@@ -27,11 +27,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-heap-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-// dlmalloc (Emscripten's default) and emmalloc: the shim sits on either.
-const BUILDS = [
-  { allocator: 'dlmalloc', dir: join(wasmBuildDir, 'tests/heap') },
-  { allocator: 'emmalloc', dir: join(wasmBuildDir, 'tests/heap/emmalloc') },
-];
+// dlmalloc (Emscripten's default), emmalloc, and mimalloc where the
+// toolchain has it (not 3.1.6: tests/heap/CMakeLists.txt builds it from
+// 3.1.50 on): the shim sits on each.
+// (allocators.txt: what the tree's CMake built, so a missing build fails.)
+const BUILDS = readFileSync(join(wasmBuildDir, 'tests/heap/allocators.txt'), 'utf8').trim().split(/\s+/)
+  .map((allocator) => ({ allocator, dir: join(wasmBuildDir, allocator === 'dlmalloc' ? 'tests/heap' : `tests/heap/${allocator}`) }));
 
 for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampling every allocation`, () => {
   let bytes, profile, view, expect;
@@ -118,14 +119,21 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
     assert.ok(grew.some((g) => g.thread === 'main' && g.stack.includes('grow_memory')), JSON.stringify(grew));
   });
 
-  test('report --heap prints the three tables', async () => {
-    const file = join(tmp, `${allocator}.json.gz`);
+  test('report --heap prints the three tables, and --folded the stacks live at the peak', async () => {
+    const file = join(tmp, `${allocator}.json.gz`), folded = join(tmp, `${allocator}.folded`);
     writeFileSync(file, bytes);
-    const out = await new Promise((ok, fail) => execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'report', file, '--heap'],
+    const out = await new Promise((ok, fail) => execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'report', file, '--heap', '--folded', folded],
       (e, stdout, stderr) => (e ? fail(new Error(`${e.message}\n${stderr}`)) : ok(stdout))));
     assert.match(out, /live at the peak: .* by allocation site\n\s+64\.0 MiB\s+\d+\.\d%\s+grow_memory/);
     assert.match(out, /live when the session stopped:/);
     assert.match(out, /allocated in all:[\s\S]*transient/);
+    // Every sampled block at the peak, by stack: the peak's bytes in all,
+    // and the 64 MiB kept last under grow_memory, on main.
+    const lines = readFileSync(folded, 'utf8').trimEnd().split('\n').map((l) => /^(.*) (\d+)$/.exec(l));
+    assert.ok(lines.every(Boolean));
+    assert.equal(lines.reduce((a, m) => a + Number(m[2]), 0), view.peak.bytes);
+    const grow = lines.filter((m) => m[1].startsWith('main;') && m[1].endsWith(';grow_memory'));
+    assert.equal(grow.reduce((a, m) => a + Number(m[2]), 0), 64 * 1024 * 1024, lines.map((m) => m[0]).join('\n'));
   });
 });
 
@@ -166,5 +174,31 @@ describe('a session without "heap"', () => {
     assert.equal(p.stats.heap, undefined);
     assert.ok(p.threads.every((t) => t.allocations.length === 0));
     assert.throws(() => heapView(p), /no heap samples in this trace/);
+  });
+});
+
+// An app linked with wasmtrace but not with the shim (tests/cli-apps): a
+// session that asks for "heap" runs, records nothing of the heap, and the
+// page's console, the stats and record's summary say why.
+describe('an app not linked with the allocator shim', () => {
+  test('says so once on the console and in the trace; the app and the session run on', async () => {
+    const config = { sessions: [{ name: 'heap', format: 'firefox', heap: {} }, { name: 'heap2', heap: { sampleBytes: 4096 } }] };
+    const rec = await recordPage({ dir: join(wasmBuildDir, 'tests/cli-apps'),
+      path: `index.html?wasmtrace=${encodeURIComponent(JSON.stringify(config))}`,
+      // (getStartupSessions throws until the runtime is up.)
+      waitFor: "(() => { try { return Module.wasmtrace.getStartupSessions().every((s) => s.state === 'running'); } catch { return false; } })()" });
+    const said = rec.console.filter((l) => l.includes('asks for "heap", but the app was not linked with the allocator shim'));
+    assert.equal(said.length, 1, rec.console.join('\n'));
+    assert.match(said[0], /\[error\] wasmtrace: session 'heap' asks .* no allocation is recorded\. Link it \(CMake: wasmtrace_heap\(app\)/);
+    assert.equal(rec.sessions.length, 2);
+    for (const s of rec.sessions) {
+      assert.equal(s.state, 'stopped', `${s.state}: ${s.error ?? ''}`);
+      const p = readProfile(s.bytes);
+      assert.equal(p.stats.heap.linked, false);
+      assert.equal(p.stats.heap.unavailable, undefined); // not out of memory: nothing to sample
+      assert.equal(p.stats.heap.allocations, 0);
+      assert.equal(heapNote(p), `heap: nothing recorded: ${HEAP_UNLINKED}`);
+      assert.ok(p.threads.some((t) => t.samples.length), 'the CPU samples are there');
+    }
   });
 });

@@ -46,6 +46,7 @@ static void count(const wt_heap_entry *e, void *ctx) {
 static void setup(void) {
   wt_runtime_reset_for_testing(~0ull);
   wt_thread_self(); /* this thread has a record: its samples have stacks */
+  wt_heap_on_alloc(NULL, 0); /* what the shim's first call says: it is linked */
 }
 
 WT_TEST(weights_should_make_each_allocation_count_for_its_size_on_average) {
@@ -62,6 +63,23 @@ WT_TEST(weights_should_make_each_allocation_count_for_its_size_on_average) {
     }
   }
   CHECK_EQ_U64(wt_heap_weight(100, 1), 100); /* every allocation: its own size */
+}
+
+WT_TEST(an_app_without_the_shim_should_get_no_buffers_until_the_shim_runs) {
+  wt_runtime_reset_for_testing(~0ull);
+  CHECK_EQ_INT(wt_heap_linked(), 0);
+  CHECK_EQ_INT(wt_heap_request(4096), 0);
+  CHECK_EQ_INT(wt_heap_set_interval(4096, 0), 0);
+  CHECK_EQ_INT(wt_heap_interval(), 0);
+  wt_heap_counts c;
+  wt_heap_counts_get(&c);
+  CHECK_EQ_INT(c.linked, 0);
+  CHECK_EQ_INT(c.unavailable, 0); /* not a failure: there is nothing to sample */
+  wt_heap_on_alloc(NULL, 0);
+  CHECK_EQ_INT(wt_heap_linked(), 1);
+  CHECK_EQ_INT(wt_heap_request(4096), 1);
+  CHECK_EQ_INT(wt_heap_interval(), 4096);
+  wt_heap_reset_for_testing();
 }
 
 WT_TEST(allocations_should_be_sampled_with_probability_one_minus_exp_of_size_over_interval) {
@@ -219,6 +237,7 @@ WT_TEST(a_full_address_set_should_drop_samples_and_count_them) {
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(weights_should_make_each_allocation_count_for_its_size_on_average),
+      WT_TEST_ENTRY(an_app_without_the_shim_should_get_no_buffers_until_the_shim_runs),
       WT_TEST_ENTRY(allocations_should_be_sampled_with_probability_one_minus_exp_of_size_over_interval),
       WT_TEST_ENTRY(wasmtrace_own_allocations_should_never_be_sampled),
       WT_TEST_ENTRY(a_free_on_another_thread_should_follow_its_allocation_in_the_queue),

@@ -1,0 +1,163 @@
+// The heap view's arithmetic (lib/heap.mjs), against known answers: the
+// weight's inverse, the Horvitz-Thompson variance against a simulation of
+// the shim's own sampling, the replay's peak and live sets on a made-up
+// profile, the folded output, and the record summary's line.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { main } from '../../lib/cli.mjs';
+import { foldedHeap, HEAP_UNLINKED, heapNote, heapView, sizeOfWeight, weightVariance } from '../../lib/heap.mjs';
+
+// What native/src/heap.c weighs a sampled allocation of n bytes at interval I.
+const weightOf = (n, I) => n / -Math.expm1(-n / I);
+
+// A small seeded generator (xorshift32): the simulation gives the same
+// answer on every run.
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
+describe('the estimate of one sampled allocation', () => {
+  test('sizeOfWeight recovers the size from its weight, for sizes around the interval and far past it', () => {
+    for (const I of [4096, 524288]) {
+      for (const n of [I + 1, 2 * I, 10 * I, 1000 * I, 7 * I + 3]) {
+        const back = sizeOfWeight(weightOf(n, I), I);
+        assert.ok(Math.abs(back - n) <= n * 1e-9 + 1e-6, `I=${I} n=${n}: ${back}`);
+      }
+    }
+    // Every allocation sampled (I = 1): the weight is the size.
+    assert.ok(Math.abs(sizeOfWeight(100, 1) - 100) < 1e-6);
+  });
+
+  test('the summed variance estimates match the spread of the estimate over many samplings', () => {
+    // A site of 200 allocations of mixed sizes at I = 64 KiB, sampled the
+    // way the shim samples (each with p = 1 - e^(-n/I), weighing n/p).
+    const I = 65536, sizes = [];
+    const r = rng(7);
+    for (let i = 0; i < 200; i++) sizes.push(1 + Math.floor(r() * 4 * I));
+    const truth = sizes.reduce((a, b) => a + b, 0);
+    const trials = 4000, estimates = [];
+    let varianceSum = 0;
+    for (let t = 0; t < trials; t++) {
+      let est = 0, v = 0;
+      for (const n of sizes) {
+        if (r() < -Math.expm1(-n / I)) {
+          const w = weightOf(n, I);
+          est += w;
+          v += weightVariance(w, I);
+        }
+      }
+      estimates.push(est);
+      varianceSum += v;
+    }
+    const mean = estimates.reduce((a, b) => a + b, 0) / trials;
+    const spread = estimates.reduce((a, e) => a + (e - mean) ** 2, 0) / (trials - 1);
+    // Unbiased: the mean estimate is the truth (within 4 standard errors).
+    assert.ok(Math.abs(mean - truth) < 4 * Math.sqrt(spread / trials), `${mean} vs ${truth}`);
+    // The variance estimator's mean is the estimate's variance (within 10 %).
+    const predicted = varianceSum / trials;
+    assert.ok(Math.abs(predicted / spread - 1) < 0.1, `predicted ${predicted}, observed ${spread}`);
+  });
+
+  test('an allocation sampled with certainty has no variance', () => {
+    assert.equal(weightVariance(100, 1), 0);
+    assert.ok(weightVariance(weightOf(100 * 4096, 4096), 4096) < 1e-6);
+  });
+});
+
+// A made-up firefox profile as readProfile returns it: main keeps 300
+// bytes from parse and frees 100 of load's; a worker thread's block is
+// freed on main after the peak.
+function profile() {
+  const a = (ts, bytes, stack, address) => ({ ts, bytes, stack, address });
+  return {
+    format: 'firefox',
+    stats: { heap: { sampleBytes: 1, linked: true, allocations: 4, frees: 2, peakBytes: 700, liveBytes: 400, dropped: {} } },
+    threads: [
+      { name: 'main', samples: [], scopes: [], allocations: [
+        a(10, 100, ['main', 'load'], 16),
+        a(20, 300, ['main', 'parse'], 32),
+        a(40, -100, [], 16),
+        a(50, -200, [], 48),
+        a(60, 100, ['main', 'parse;tok\nx'], 64),
+      ] },
+      { name: 'worker', samples: [], scopes: [], allocations: [a(30, 200, ['run', 'work'], 48)] },
+    ],
+  };
+}
+
+describe('the replay of a profile', () => {
+  test('finds the peak, what was live at it and at stop, and what each site allocated', () => {
+    const v = heapView(profile());
+    assert.equal(v.peak.bytes, 600);
+    assert.equal(v.peak.ts, 30);
+    assert.equal(v.live, 400);
+    assert.equal(v.allocated, 700);
+    assert.equal(v.allocations, 4);
+    assert.equal(v.frees, 2);
+    const site = (name) => v.sites.find((s) => s.site === name);
+    assert.deepEqual([site('load').peak, site('parse').peak, site('work').peak], [100, 300, 200]);
+    assert.deepEqual([site('load').live, site('parse').live, site('work').live], [0, 300, 0]);
+    assert.equal(site('parse;tok\nx').live, 100);
+  });
+
+  test('writes the blocks live at the peak as folded stacks, names made safe for the format', () => {
+    const v = heapView(profile());
+    assert.equal(foldedHeap(v, 'peak'), 'main;main;parse 300\nworker;run;work 200\nmain;main;load 100\n');
+    assert.equal(foldedHeap(v, 'live'), 'main;main;parse 300\nmain;main;parse:tok x 100\n');
+  });
+
+  test('a profile with no allocations says why', () => {
+    const p = profile();
+    for (const t of p.threads) t.allocations = [];
+    p.stats.heap.linked = false;
+    assert.throws(() => heapView(p), (e) => e.message.includes(HEAP_UNLINKED));
+    delete p.stats.heap;
+    assert.throws(() => heapView(p), /no heap samples in this trace/);
+  });
+});
+
+describe("record's summary line", () => {
+  test('a linked app: what was sampled, the peak and the live bytes, and where to look', () => {
+    assert.equal(heapNote(profile()),
+      'heap: 4 sampled allocations (every 1 B on average), ~700 B live at the peak, ~400 B at stop (by site: wasmtrace report --heap)');
+  });
+  test('an app without the shim: nothing recorded, and how to link it', () => {
+    const p = profile();
+    p.stats.heap.linked = false;
+    assert.equal(heapNote(p), `heap: nothing recorded: ${HEAP_UNLINKED}`);
+  });
+  test('drops are counted; other formats are told where the sites are', () => {
+    const p = profile();
+    p.format = 'chrome';
+    p.stats.heap.dropped = { queueFull: 2, setFull: 1, freesLost: 'x' };
+    assert.match(heapNote(p), /, 3 dropped \(by site only in the firefox format; this trace is chrome\)$/);
+  });
+  test('a session without heap sampling: no line', () => {
+    assert.equal(heapNote({ stats: {} }), null);
+    assert.equal(heapNote(null), null);
+  });
+});
+
+describe('report --folded', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-heap-node-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+  test('without --heap: a usage error (exit 2) that says what goes with what', async () => {
+    const lines = [];
+    const io = { out: (l) => lines.push(l), err: (l) => lines.push(l) };
+    // Any trace will do: the option is refused before the heap is read.
+    const trace = join(tmp, 't.folded');
+    writeFileSync(trace, 'main;a 3\n');
+    assert.equal(await main(['report', trace, '--folded', join(tmp, 'x.folded')], io), 2);
+    assert.match(lines.join('\n'), /--folded goes with --heap/);
+    assert.equal(existsSync(join(tmp, 'x.folded')), false);
+  });
+});
