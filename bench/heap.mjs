@@ -39,13 +39,25 @@
 //     standard deviations) only from ~300 MiB, so the program's sites are
 //     that big or made of at least 12 multi-MiB blocks (its header says
 //     why): the heap grows to ~800 MiB.
+//  4. heap.e2e.overhead_pct — real third-party code: bench/e2e/workload.c
+//     (zlib deflate + inflate of 256 KiB, cJSON parse + print of ~200 KiB:
+//     cJSON allocates every node) built with -finstrument-functions-after-
+//     inlining (wasmtrace_instrument's default) and linked with the shim
+//     (e2e_after_inlining_heap) or without it (e2e_after_inlining), both in
+//     bench/e2e/index.html. Each round runs each build once, alternating,
+//     under a fresh session {"format":"firefox","heap":{}} (CPU samples at
+//     the default 1 kHz too): an untimed settle run, then WT_HEAP_E2E_REPS
+//     (3) zlib + cJSON runs, timed. Checked per run: the shim build's trace
+//     holds sampled allocations, the other's none. Overhead: shim / plain of
+//     the same round, minus 1.
 //
 //   bash scripts/build.sh wasm && node bench/heap.mjs
 //   WT_HEAP_ROUNDS=N        rounds of parts 1 and 2 (default 40; 10 with WT_BENCH_QUICK=1)
 //   WT_HEAP_PAIRS=N         pairs per fast-path run (default 10000000)
 //   WT_HEAP_OPS=N           replacements per thread per run (default 150000)
 //   WT_HEAP_ACCURACY_RUNS=N recordings of part 3 (default 10)
-//   WT_HEAP_PARTS=fastpath,microbench,accuracy   (default all three)
+//   WT_HEAP_E2E_REPS=N      zlib + cJSON runs per e2e run (default 3)
+//   WT_HEAP_PARTS=fastpath,microbench,accuracy,e2e   (default all four)
 //   WT_HEAP_WRITE=0         print only: leave docs/ alone (smoke runs)
 //   WT_HEAP_SAVE=file.json  also save the raw results there
 // `npm run bench` runs it as its section 12; run alone, it rewrites only
@@ -67,7 +79,8 @@ const ROUNDS = Number(process.env.WT_HEAP_ROUNDS || (QUICK ? 10 : 40));
 const PAIRS = Number(process.env.WT_HEAP_PAIRS || 10_000_000);
 const OPS = Number(process.env.WT_HEAP_OPS || 150_000);
 const ACCURACY_RUNS = Number(process.env.WT_HEAP_ACCURACY_RUNS || 10);
-const PARTS = (process.env.WT_HEAP_PARTS || 'fastpath,microbench,accuracy').split(',').map((s) => s.trim()).filter(Boolean);
+const E2E_REPS = Number(process.env.WT_HEAP_E2E_REPS || 3);
+const PARTS = (process.env.WT_HEAP_PARTS || 'fastpath,microbench,accuracy,e2e').split(',').map((s) => s.trim()).filter(Boolean);
 // Untimed rounds first (the JIT's tiers, the allocator's first growth).
 const WARMUP = 2;
 // The session every timed run runs under: what a user who wants heap
@@ -166,6 +179,68 @@ async function pairedRounds(page, kind, n, rounds, log) {
   return out;
 }
 
+// ---- part 4: zlib + cJSON end to end -------------------------------------------
+
+// The two builds of bench/e2e/workload.c (bench/CMakeLists.txt).
+export const E2E_BUILDS = { plain: 'after_inlining', shim: 'after_inlining_heap' };
+
+/**
+ * Loads both e2e builds (in the page: its source is sent there) and returns
+ * run(v, reps): one timed run of build v under a fresh heap session.
+ */
+export async function e2eHarness(session, builds) {
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+  const mods = {};
+  for (const [v, name] of Object.entries(builds)) {
+    mods[v] = await self[`createE2e_${name}`]({ wasmtraceConfig: { sessions: [] }, print: () => {}, printErr: () => {} });
+    if (mods[v]._e2e_setup() !== 0) throw new Error(`${name}: e2e_setup failed`);
+  }
+  const checks = {};
+  return {
+    async run(v, reps) {
+      const m = mods[v];
+      const s = m.wasmtrace.startSession(session);
+      for (let i = 0; i < 5000 && s.state === 'starting'; i++) await sleep(1);
+      if (s.state !== 'running') throw new Error(`${v}: session ${s.state}: ${s.error}`);
+      m._e2e_run(1); // settle: the threads take the session's interval
+      let ms = 0;
+      for (let i = 0; i < reps; i++) {
+        for (const k of [0, 1]) {
+          const t0 = performance.now();
+          const sum = m._e2e_run(k);
+          ms += performance.now() - t0;
+          // Same input, same output, whatever the build.
+          if (!sum || (checks[k] !== undefined && checks[k] !== sum)) throw new Error(`${v}: run ${k} checksum ${sum}, expected ${checks[k]}`);
+          checks[k] = sum;
+        }
+      }
+      await s.stop();
+      const st = s.stats();
+      const trace = JSON.parse(await s.getTraceBlob().text());
+      const allocations = trace.threads.reduce((n, t) => n + (t.nativeAllocations?.length ?? 0), 0);
+      return { ms, allocations, eventsDropped: st.eventsDropped, samplesDroppedBufferFull: st.samplesDroppedBufferFull };
+    },
+  };
+}
+
+/** Paired rounds of part 4, after WARMUP untimed ones. */
+async function e2eRounds(page, rounds, reps, log) {
+  const out = { plain: [], shim: [], runs: { plain: [], shim: [] } };
+  for (let r = -WARMUP; r < rounds; r++) {
+    const order = (r + WARMUP) % 2 ? ['shim', 'plain'] : ['plain', 'shim'];
+    for (const v of order) {
+      const res = await page.evaluate(({ v, reps }) => self.he2e.run(v, reps), { v, reps });
+      if (v === 'shim' && !(res.allocations > 0)) throw new Error('e2e: the shim build\'s trace has no sampled allocation');
+      if (v === 'plain' && res.allocations !== 0) throw new Error(`e2e: the build without the shim recorded ${res.allocations} allocations`);
+      if (r < 0) continue;
+      out[v].push(res.ms);
+      out.runs[v].push(res);
+    }
+    if (log && (r + 1) % Math.max(1, Math.floor(rounds / 5)) === 0) log(`heap e2e: round ${r + 1}/${rounds}`);
+  }
+  return out;
+}
+
 // ---- part 3: accuracy -------------------------------------------------------
 
 /** One recording of bench/heap_accuracy.c: per-site estimates against the truth. */
@@ -229,10 +304,10 @@ export function accuracyOf(profile, expect) {
 
 /**
  * Runs the parts asked for in one headless Chromium, serving the wasm build
- * tree. Returns { fastpath, microbench, accuracy, setup, machine } (the
+ * tree. Returns { fastpath, microbench, accuracy, e2e, setup, machine } (the
  * parts not run are missing).
  */
-export async function heapBench({ wasm, rounds = ROUNDS, pairs = PAIRS, ops = OPS, accuracyRuns = ACCURACY_RUNS, parts = PARTS, log = () => {} } = {}) {
+export async function heapBench({ wasm, rounds = ROUNDS, pairs = PAIRS, ops = OPS, accuracyRuns = ACCURACY_RUNS, e2eReps = E2E_REPS, parts = PARTS, log = () => {} } = {}) {
   const { launch } = await import('../lib/browser.mjs');
   const { serve } = await import('../lib/serve.mjs');
   const server = await serve(wasm);
@@ -267,6 +342,19 @@ export async function heapBench({ wasm, rounds = ROUNDS, pairs = PAIRS, ops = OP
         log(`heap accuracy: run ${i + 1}/${accuracyRuns}: ${a.within}/${a.sites.length} sites within ±10 % (max |error| ${a.maxAbsErrPct.toFixed(1)} %), leak first ${a.leakFirst}, peak's site first ${a.peakFirst}`);
       }
     }
+    if (parts.includes('e2e')) {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}bench/e2e/index.html`);
+      await page.evaluate(async ({ fn, session, builds }) => {
+        // eslint-disable-next-line no-new-func
+        const h = new Function(`return (${fn})`)();
+        self.he2e = await h(session, builds);
+      }, { fn: e2eHarness.toString(), session: { ...SESSION, name: 'heape2e', output: '/traces/heape2e.json', compression: 'none' }, builds: E2E_BUILDS });
+      log(`heap e2e: ${rounds} paired rounds of ${e2eReps} zlib + cJSON runs`);
+      res.e2e = await e2eRounds(page, rounds, e2eReps, log);
+      res.e2eReps = e2eReps;
+      await page.close();
+    }
   } finally {
     await browser.close();
     await server.close();
@@ -287,6 +375,9 @@ const pct = (r) => 100 * (r - 1);
  *   heap.fastpath.plain.ns_per_pair, heap.fastpath.shim.ns_per_pair
  *   heap.microbench.overhead_pct    4 malloc-heavy pthreads: shim with a
  *                                   heap session at 512 KiB vs no shim
+ *   heap.e2e.overhead_pct           zlib + cJSON (instrumented after
+ *                                   inlining): shim with a heap session at
+ *                                   512 KiB vs no shim, same session
  *   heap.accuracy.sites_within_10pct   recordings (of n) in which every
  *                                   site's live estimate is within ±10 %
  *                                   (target: 9 of 10)
@@ -309,6 +400,10 @@ export function heapFigures(res) {
   if (res.microbench) {
     const m = res.microbench;
     out.push(figure('heap.microbench.overhead_pct', '%', m.shim.map((x, i) => x / m.plain[i]), { scale: pct, target: '<= 5' }));
+  }
+  if (res.e2e) {
+    const e = res.e2e;
+    out.push(figure('heap.e2e.overhead_pct', '%', e.shim.map((x, i) => x / e.plain[i]), { scale: pct, target: '<= 1' }));
   }
   if (res.accuracy?.length) {
     const a = res.accuracy;
@@ -393,6 +488,27 @@ lost); the sessions dropped ${sessionDrops([...shimRuns, ...m.runs.plain])} even
 |---|---|
 | without the shim | ${ciText(m.plain)} |
 | with the shim, heap session at 512 KiB | ${ciText(m.shim)} |
+
+Overhead (shim / plain of the same round, minus 1): ${ciText(r, f2, ' %', pct)}.
+`);
+  }
+  if (res.e2e) {
+    const e = res.e2e;
+    const r = e.shim.map((x, i) => x / e.plain[i]);
+    parts.push(`### zlib + cJSON end to end
+
+\`bench/e2e/workload.c\` (zlib: deflate + inflate of a 256 KiB text; cJSON: parse + print of a ~200 KiB
+document, a node allocated per value), instrumented after inlining (\`wasmtrace_instrument\`'s default),
+built with the shim and without it, both in one page; ${e.plain.length} rounds, each one run of each build in
+alternating order, each run under its own session \`{"format":"firefox","heap":{}}\` (512 KiB; CPU samples at 1 kHz)
+after an untimed settle run, ${res.e2eReps} zlib + cJSON runs timed. The shim build's traces held
+${f1(median(e.runs.shim.map((x) => x.allocations)))} sampled allocations and frees per run (median), the other's none;
+the sessions dropped ${sessionDrops([...e.runs.shim, ...e.runs.plain])} events.
+
+| build | ms per run (median, 95 % CI) |
+|---|---|
+| without the shim | ${ciText(e.plain)} |
+| with the shim, heap session at 512 KiB | ${ciText(e.shim)} |
 
 Overhead (shim / plain of the same round, minus 1): ${ciText(r, f2, ' %', pct)}.
 `);
