@@ -112,6 +112,21 @@ describe('wasmtrace record', () => {
     assertRan(p, 'tokenize', { thread: 'main', minSamples: 20 });
   });
 
+  // Issue 25's command: the sample links the allocator shim.
+  test('records the sample\'s heap, says so in the summary, and report --heap prints its sites', async () => {
+    const config = '{"sessions":[{"name":"heap","durationMs":3000,"format":"firefox","heap":{"sampleBytes":4096}}]}';
+    const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--config', config, '--out', join(out, 'heap'), ...PATIENT);
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stdout, /session 'heap': stopped, firefox trace .*heap\.json\.gz/);
+    assert.match(r.stdout, /\n {2}heap: [1-9]\d* sampled allocations \(every 4\.0 KiB on average\), ~[\d.]+ MiB live at the peak, ~[\d.]+ MiB at stop \(by site: wasmtrace report --heap\)/);
+    const file = join(out, 'heap/heap.json.gz');
+    const rep = await wasmtrace('report', file, '--heap');
+    assert.equal(rep.status, 0, rep.all);
+    // build_index's 4.8 MB of keys (600,000 x 8 B, freed when it returns) are live at the peak.
+    assert.match(rep.stdout, /live at the peak: [\d.]+ MiB at [\d.]+ ms, by allocation site\n(.*\n)*\s+4\.58 MiB .*build_index {2}\[main\]/);
+    assert.match(rep.stdout, /allocated in all: /);
+  });
+
   test('records the plain-emcc app with a config from the command line, and report reads it', async () => {
     const r = await wasmtrace('record', app('app'), '--interval', '1ms', '--format', 'firefox', '--wait-for', 'window.appDone',
       '--out', join(out, 'plain'), ...PATIENT);
