@@ -1,10 +1,11 @@
 // The `wasmtrace` command: record and report. bin/wasmtrace.mjs calls main().
 // Exit status: 0 done, 1 the recording or report failed (the message says
 // what to do), 2 the command line is wrong.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
+import { compare, DiffError, diffStatus, jsonDiff, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from './diff.mjs';
 import { foldedHeap, heapNote, heapView, textHeapReport } from './heap.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
@@ -26,6 +27,7 @@ const HELP = `wasmtrace ${VERSION}: record and read traces of Emscripten pthread
 usage:
   wasmtrace record <build dir | page.html | URL> [options]
   wasmtrace report <trace file> [--html out.html] [options]
+  wasmtrace diff <base traces> <new traces> [options]
 
 record: loads the page in headless Chromium or Firefox (a directory is
 served on 127.0.0.1 with the cross-origin isolation headers pthreads need),
@@ -73,6 +75,9 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
     -o, --out <dir>          where traces go (default wasmtrace-traces)
     --top <n>                functions in the summary (default 5)
     -q, --quiet              no progress lines
+    --repeat <n>             record the page n times, each in a fresh
+                             browser, into <out>/run-01 ... run-<n> (for
+                             wasmtrace diff); one summary with the spread
 
 report: prints the top functions by self and total time of each thread.
     --html <file>            also write an offline page with a flame graph
@@ -87,7 +92,24 @@ report: prints the top functions by self and total time of each thread.
                              heap's peak as folded stacks weighted by bytes
                              (a memory flame graph for speedscope, inferno)
 
-diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
+diff: did the new build get slower? Runs of each build (a directory of
+traces, or one file; --base F / --new F repeated for lists): per function
+(self and total), per thread and for the whole window, the difference of
+the mean time per run with its 95 % interval (Welch), all tested at once at
+a false discovery rate of 0.05 (Benjamini-Hochberg); a verdict for each and
+overall: slower, faster, same or undecided (docs/GUIDE.md, "Did it get
+slower?"). Exit status: 1 if anything got slower, 0 if not, 2 on bad input.
+    --threshold <t>          ignore differences below it: 2%, 1ms, or both
+                             (2%,1ms: default; a difference must pass both)
+    --top <n>                rows in the table (default 20)
+    --markdown <file>        also write a Markdown summary (a PR comment)
+    --json <file>            also write every row, with each run's value
+    --fail-on-undecided      exit 3 when the verdict is undecided
+    --min-share <pct>        test only times of at least this share of the
+                             window on one side (default 0.5)
+    --session <name>         compare this session's traces (a directory
+                             with traces of several sessions)
+
   wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
       the router pages with a "server" config connect to; prints each page
       that connects and disconnects; runs until Ctrl-C. Pages from loopback
@@ -562,6 +584,58 @@ async function record(positionals, v, io) {
   }
 }
 
+/**
+ * record --repeat N: N recordings of the page, each in a fresh browser,
+ * into <out>/run-01 ... run-N; a progress line per run and one summary of
+ * the spread per session. Stops at the first run that fails (its output
+ * is shown; the runs before it stay on disk).
+ */
+async function recordRepeat(positionals, v, io) {
+  const n = Number(v.repeat);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`record: --repeat ${v.repeat}: give a whole number of runs from 1 to 1000`);
+  const outDir = resolve(v.out ?? 'wasmtrace-traces');
+  const width = String(n).length < 2 ? 2 : String(n).length;
+  const perSession = new Map(); // name -> [{ busyMs, samples }]
+  const t0 = Date.now();
+  for (let i = 1; i <= n; i++) {
+    const dir = join(outDir, `run-${String(i).padStart(width, '0')}`);
+    const lines = [];
+    const status = await record(positionals, { ...v, out: dir, quiet: true }, { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    if (status !== 0) {
+      for (const l of lines) io.err(l);
+      io.err(`wasmtrace record: run ${i} of ${n} failed (above); ${i - 1} run(s) before it are in ${shown(outDir, process.cwd())}`);
+      return status;
+    }
+    const got = [];
+    for (const f of readdirSync(dir).filter((x) => /\.(json|folded)(\.gz)?$/.test(x))) {
+      try {
+        const p = readProfile(readFileSync(join(dir, f)));
+        const name = p.session?.session ?? f;
+        const busy = p.threads.reduce((a, t) => a + threadTotals(t).busy, 0);
+        const samples = p.threads.reduce((a, t) => a + t.samples.length, 0);
+        const busyMs = p.intervalUs ? (busy * p.intervalUs) / 1000 : busy;
+        if (!perSession.has(name)) perSession.set(name, []);
+        perSession.get(name).push({ busyMs, samples });
+        got.push(`'${printable(name)}' ${samples} samples, busy ${busyMs.toFixed(0)} ms`);
+      } catch (e) {
+        got.push(`${f}: cannot read it back (${e.message})`);
+      }
+    }
+    if (!v.quiet) io.err(`wasmtrace record: run ${i}/${n} in ${secs(Date.now() - t0)}: ${got.join('; ') || 'no traces'}`);
+  }
+  io.out(`wasmtrace record: ${n} runs of ${positionals[0]} in ${secs(Date.now() - t0)}, traces in ${shown(outDir, process.cwd())}/run-*`);
+  for (const [name, runs] of perSession) {
+    const busy = runs.map((r) => r.busyMs).sort((a, b) => a - b);
+    const med = busy[Math.floor((busy.length - 1) / 2)];
+    const spread = med > 0 ? (100 * (busy.at(-1) - busy[0])) / med : 0;
+    io.out(`  session '${printable(name)}': ${runs.length} traces; busy time (all threads) median ${med.toFixed(0)} ms, ` +
+      `range ${busy[0].toFixed(0)} – ${busy.at(-1).toFixed(0)} ms (spread ${spread.toFixed(1)} % of the median)`);
+  }
+  io.out('');
+  io.out(`compare with another build's runs: wasmtrace diff <its runs> ${shown(outDir, process.cwd())}${perSession.size > 1 ? ' --session <name>' : ''}`);
+  return 0;
+}
+
 function report(positionals, v, io) {
   if (positionals.length !== 1) throw new UsageError('report: give one trace file');
   const file = positionals[0];
@@ -603,6 +677,31 @@ function report(positionals, v, io) {
     io.out(`flame graphs: ${v.html} (open it in a browser; it works offline)`);
   }
   return 0;
+}
+
+function diff(positionals, v, io) {
+  let base = v.base ?? [], next = v.new ?? [];
+  if (positionals.length === 2 && !base.length && !next.length) [base, next] = [[positionals[0]], [positionals[1]]];
+  else if (positionals.length || !base.length || !next.length) {
+    throw new UsageError('diff: give the base and the new traces: wasmtrace diff <base dir|file> <new dir|file>, or --base F... --new F...');
+  }
+  let res;
+  try {
+    const threshold = parseThreshold(v.threshold ?? '2%,1ms');
+    const sides = [['base', base], ['new', next]].map(([side, paths]) => readSide(sideFiles(paths, side), side, { session: v.session }));
+    const minShare = v['min-share'] !== undefined ? Number(String(v['min-share']).replace(/%$/, '')) : 0.5;
+    if (!(minShare >= 0 && minShare <= 100)) throw new DiffError(`--min-share: '${v['min-share']}' is not a percentage from 0 to 100`);
+    res = compare(sides[0], sides[1], { threshold, minShare });
+  } catch (e) {
+    if (!(e instanceof DiffError)) throw e;
+    io.err(`wasmtrace diff: ${e.message}`);
+    return 2;
+  }
+  const top = v.top !== undefined ? Number(v.top) : 20;
+  io.out(textDiff(res, { top, title: `wasmtrace diff: ${res.runs.base} base vs ${res.runs.new} new` }));
+  if (v.markdown) writeFileSync(v.markdown, `${markdownDiff(res, { top })}\n`);
+  if (v.json) writeFileSync(v.json, `${jsonDiff(res)}\n`);
+  return diffStatus(res, { failOnUndecided: v['fail-on-undecided'] });
 }
 
 // The diagnostic server's commands (lib/remote.mjs; imported here only:
@@ -673,6 +772,16 @@ const OPTIONS = {
   thread: { type: 'string' },
   heap: { type: 'boolean' },
   folded: { type: 'string' },
+  // diff
+  base: { type: 'string', multiple: true },
+  new: { type: 'string', multiple: true },
+  threshold: { type: 'string' },
+  markdown: { type: 'string' },
+  json: { type: 'string' },
+  'fail-on-undecided': { type: 'boolean' },
+  session: { type: 'string' },
+  repeat: { type: 'string' },
+  'min-share': { type: 'string' },
 };
 
 /**
@@ -698,10 +807,11 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     return v.help ? 0 : 2;
   }
   try {
-    if (command === 'record') return await record(rest, v, io);
+    if (command === 'record') return v.repeat !== undefined ? await recordRepeat(rest, v, io) : await record(rest, v, io);
     if (command === 'report') return report(rest, v, io);
+    if (command === 'diff') return diff(rest, v, io);
     if (['serve', 'pages', 'collect', 'resume'].includes(command)) return await remote(command, rest, v, io);
-    throw new UsageError(`unknown command '${command}' (record, report, serve, pages, collect, resume)`);
+    throw new UsageError(`unknown command '${command}' (record, report, diff, serve, pages, collect, resume)`);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);

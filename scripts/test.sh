@@ -148,7 +148,7 @@ TOOLCHAIN_TESTS+=(tests/browser/heap.test.mjs)
 # (helper.test.mjs: report.test.mjs runs it in Chromium), the diagnostic
 # server (Firefox carries a Worker's WebSocket through the page's main
 # thread), low heap, the pthread wrappers' notice and the startup
-# timeline. On the default
+# timeline, heap profiling and record --repeat with diff. On the default
 # tree only: what the toolchain changes is checked in Chromium on both
 # trees, what the browser changes in both browsers on one (a second pass on
 # 3.1.69 would add ~4.5 min to CI's budget). The rest pass in Firefox too when run by hand
@@ -162,7 +162,7 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
   tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs
-  tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs)
+  tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs tests/browser/diff.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {

@@ -1,0 +1,199 @@
+// wasmtrace diff (lib/diff.mjs) on made-up runs with known differences and
+// known noise: what it flags, what it calls the same, what it cannot
+// decide yet, and the bad input it refuses. (The false-alarm and power
+// figures on real recordings of real builds are in tests/browser.)
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { main } from '../../lib/cli.mjs';
+import { compare, DiffError, diffStatus, markdownDiff, parseThreshold, textDiff } from '../../lib/diff.mjs';
+
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
+// One run: `ms` per function (self time, 1 ms samples at 1 kHz) on main
+// under main -> run -> <fn>, each scaled by a run-wide factor (the
+// machine's run-to-run noise) and shuffled in time.
+function run(ms, { random, noise = 0.03, session = 'startup', threads = { main: ms } } = {}) {
+  const factor = 1 + noise * (2 * random() - 1);
+  const out = [];
+  for (const [name, fns] of Object.entries(threads)) {
+    const samples = [];
+    for (const [fn, t] of Object.entries(fns)) {
+      const stack = fn === '(idle)' ? [] : ['main', 'run', fn];
+      const n = Math.round(t * factor * (1 + 0.01 * (2 * random() - 1)));
+      for (let i = 0; i < n; i++) samples.push({ stack, weight: 1 });
+    }
+    for (let i = samples.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [samples[i], samples[j]] = [samples[j], samples[i]];
+    }
+    samples.forEach((s, i) => { s.ts = i * 1000; });
+    out.push({ tid: out.length, name, samples, scopes: [] });
+  }
+  return { file: `run-${Math.floor(random() * 1e9)}.json`, profile: { format: 'chrome', session: { session }, intervalUs: 1000, stats: null, threads: out } };
+}
+const runs = (n, ms, seed, o = {}) => { const random = rng(seed); return Array.from({ length: n }, () => run(ms, { random, ...o })); };
+const BASE = { parse: 400, layout: 300, paint: 200, decode: 100, 'helper.constprop.0': 20, '(idle)': 500 };
+const row = (res, kind, name) => res.rows.find((r) => r.kind === kind && r.name === name);
+
+describe('wasmtrace diff on runs with known differences', () => {
+  test('a function 20 % slower is flagged slower, by name, with its interval around the truth', () => {
+    const res = compare(runs(5, BASE, 1), runs(5, { ...BASE, layout: 360 }, 2));
+    const r = row(res, 'self', 'layout');
+    assert.equal(r.verdict, 'slower');
+    assert.ok(r.lo < 60 && 60 < r.hi, `${r.lo}..${r.hi}`);
+    assert.equal(res.verdict, 'slower');
+    assert.equal(diffStatus(res), 1);
+    // The others did not change: none of them is flagged.
+    for (const fn of ['parse', 'paint', 'decode']) assert.notEqual(row(res, 'self', fn).verdict, 'slower', fn);
+    assert.match(textDiff(res), /verdict: SLOWER[\s\S]*slower +self +layout/);
+  });
+
+  test('faster is faster, and the exit status does not fail', () => {
+    const res = compare(runs(5, BASE, 3), runs(5, { ...BASE, parse: 300 }, 4));
+    assert.equal(row(res, 'self', 'parse').verdict, 'faster');
+    assert.equal(res.verdict, 'faster');
+    assert.equal(diffStatus(res), 0);
+  });
+
+  test('A/A: the same build on both sides flags nothing, in 20 of 20 comparisons with 3 % run noise', () => {
+    let flagged = 0, uncorrected = 0;
+    for (let k = 0; k < 20; k++) {
+      const res = compare(runs(5, BASE, 100 + k), runs(5, BASE, 200 + k));
+      if (res.rows.some((r) => r.verdict === 'slower' || r.verdict === 'faster')) flagged++;
+      uncorrected += res.uncorrected;
+    }
+    assert.ok(flagged <= 1, `${flagged} of 20 comparisons flagged something`);
+    assert.ok(uncorrected >= 0);
+  });
+
+  test('a small change hidden in noise is undecided, with how many runs would settle it', () => {
+    const res = compare(runs(3, BASE, 5, { noise: 0.15 }), runs(3, { ...BASE, paint: 215 }, 6, { noise: 0.15 }));
+    const r = row(res, 'self', 'paint');
+    assert.equal(r.verdict, 'undecided');
+    assert.ok(r.runsNeeded > 3, String(r.runsNeeded));
+  });
+
+  test('the whole window and each thread are compared; a thread on one side only is reported, not compared', () => {
+    const a = runs(4, BASE, 7, { threads: { main: BASE, decoder: { decode: 200 } } });
+    const b = runs(4, BASE, 8, { threads: { main: BASE, worker: { decode: 200 } } });
+    const res = compare(a, b);
+    assert.deepEqual(res.threadsOnlyIn, { base: ['decoder'], new: ['worker'] });
+    assert.equal(row(res, 'thread', 'decoder'), undefined);
+    assert.ok(row(res, 'thread', 'main'));
+    assert.ok(res.window);
+    assert.match(textDiff(res), /threads only in base \(not compared\): decoder/);
+  });
+
+  test('clone suffixes are merged, and functions on one side only are listed', () => {
+    const res = compare(runs(3, BASE, 9), runs(3, { ...BASE, 'helper.constprop.0': 0, helper: 20, fresh: 5 }, 10));
+    assert.ok(row(res, 'self', 'helper'));
+    assert.equal(row(res, 'self', 'helper.constprop.0'), undefined);
+    assert.deepEqual(res.functions.added, ['fresh']);
+    assert.deepEqual(res.functions.removed, []);
+  });
+
+  test('one run a side: it still answers, from slices of the runs, and says so', () => {
+    const res = compare(runs(1, BASE, 11), runs(1, { ...BASE, layout: 600 }, 12));
+    assert.equal(res.single, true);
+    assert.equal(row(res, 'self', 'layout').verdict, 'slower');
+    assert.match(textDiff(res), /one run on a side: the intervals cover the sampling noise within the runs/);
+  });
+
+  test('below the threshold a real difference is not a verdict', () => {
+    const res = compare(runs(5, BASE, 13, { noise: 0 }), runs(5, { ...BASE, parse: 404 }, 14, { noise: 0 }), { threshold: parseThreshold('2%') });
+    assert.notEqual(row(res, 'self', 'parse').verdict, 'slower');
+  });
+
+  test('the Markdown has the verdict and a table', () => {
+    const md = markdownDiff(compare(runs(5, BASE, 1), runs(5, { ...BASE, layout: 360 }, 2)));
+    assert.match(md, /^### wasmtrace diff: 🔴 slower/);
+    assert.match(md, /\n\| verdict \| what \| name \|/);
+    assert.match(md, /\| slower \| self \| layout \|/);
+  });
+});
+
+describe('bad input: one line, never a verdict', () => {
+  test('traces of different sessions', () => {
+    assert.throws(() => compare(runs(2, BASE, 1), runs(2, BASE, 2, { session: 'other' })), (e) => e instanceof DiffError && /traces of different sessions: 'startup'.*'other'/.test(e.message));
+  });
+  test('traces of different apps', () => {
+    assert.throws(() => compare(runs(2, BASE, 1), runs(2, { x: 500, y: 200 }, 2)), /look like different apps/);
+  });
+  test('a threshold that is not one', () => {
+    assert.throws(() => parseThreshold('fast'), /--threshold: 'fast' is not a percentage or a time/);
+    assert.deepEqual(parseThreshold('5%,2ms'), { pct: 5, ms: 2 });
+  });
+});
+
+describe('wasmtrace diff, the command', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+  const cli = async (...args) => {
+    const lines = [];
+    const status = await main(['diff', ...args], { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    return { status, text: lines.join('\n') };
+  };
+  // Folded runs (sample counts, no header): the base and a new build whose sort is slower.
+  const write = (dir, i, sort) => {
+    writeFileSync(join(dir, `run${i}.folded`), `main;main;parse ${1000 + (i % 3) * 7}\nmain;main;sort ${sort + (i % 2) * 9}\nmain;(idle) 300\n`);
+  };
+  const base = join(tmp, 'base'), next = join(tmp, 'new');
+  for (const d of [base, next]) rmSync(d, { recursive: true, force: true });
+  test('directories of runs: the table, the files, exit 1 on slower', async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(base); mkdirSync(next);
+    for (let i = 0; i < 5; i++) { write(base, i, 500); write(next, i, 700); }
+    const md = join(tmp, 'diff.md'), json = join(tmp, 'diff.json');
+    const r = await cli(base, next, '--markdown', md, '--json', json);
+    assert.equal(r.status, 1, r.text);
+    assert.match(r.text, /verdict: SLOWER \(5 base runs, 5 new;/);
+    assert.match(r.text, /slower +self +sort/);
+    const { readFileSync } = await import('node:fs');
+    assert.match(readFileSync(md, 'utf8'), /\| slower \| self \| sort \|/);
+    const j = JSON.parse(readFileSync(json, 'utf8'));
+    assert.equal(j.verdict, 'slower');
+    assert.deepEqual(j.rows.find((x) => x.kind === 'self' && x.name === 'sort').newRuns, [700, 709, 700, 709, 700]);
+  });
+  test('the same runs on both sides: nothing flagged, exit 0', async () => {
+    const r = await cli(base, base);
+    assert.equal(r.status, 0, r.text);
+    // Not "same" at 5 runs: a count of ~500 samples varies by ~22 from
+    // sampling alone (Poisson), wider than the 2 % threshold.
+    assert.match(r.text, /verdict: UNDECIDED/);
+    assert.doesNotMatch(r.text, /\n {2}(slower|faster) {2,}/);
+  });
+  test('a difference within a threshold as wide as the noise: same', async () => {
+    const r = await cli(base, base, '--threshold', '20%');
+    assert.equal(r.status, 0, r.text);
+    assert.match(r.text, /verdict: SAME/);
+  });
+  test('bad input: exit 2 and one line', async () => {
+    for (const [args, msg] of [
+      [[join(tmp, 'nothing'), next], /^wasmtrace diff: base: no file or directory '.*nothing'$/],
+      [[tmp, next, '--threshold', 'x'], /^wasmtrace diff: --threshold: 'x'/],
+      [[join(base, 'run0.folded'), join(next, 'run0.folded')], /^wasmtrace diff: one run on a side: .* has no sample times \(a folded trace\)/],
+    ]) {
+      const r = await cli(...args);
+      assert.equal(r.status, 2, r.text);
+      assert.match(r.text, msg);
+    }
+    writeFileSync(join(tmp, 'junk.json'), '{"not": "a trace"');
+    const r = await cli('--base', join(tmp, 'junk.json'), '--base', join(base, 'run0.folded'), '--new', join(next, 'run0.folded'), '--new', join(next, 'run1.folded'));
+    assert.equal(r.status, 2, r.text);
+    assert.match(r.text, /^wasmtrace diff: base: .*junk\.json: /);
+    const u = await cli(base);
+    assert.equal(u.status, 2);
+    assert.match(u.text, /diff: give the base and the new traces/);
+  });
+});
