@@ -252,3 +252,25 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   writeKeyFigures();
   console.log('wrote the key figures of docs/BENCHMARKS.md from docs/benchmarks.json');
 }
+
+/**
+ * Replaces the section of docs/BENCHMARKS.md that starts with `heading`
+ * (e.g. "## 12. Heap profiling") with `text`, or adds it before the
+ * hand-written sections: what a benchmark run alone writes.
+ */
+export function replaceSection(heading, text, file = BENCHMARKS_FILE) {
+  const doc = readFileSync(file, 'utf8');
+  const start = doc.indexOf(heading);
+  const marker = doc.indexOf('<!-- Sections above: written by `npm run bench`.');
+  let out;
+  if (start >= 0) {
+    const ends = [doc.indexOf('\n## ', start + 1), doc.indexOf('\n<!-- ', start + 1)].filter((i) => i >= 0);
+    const next = ends.length ? Math.min(...ends) : -1;
+    out = doc.slice(0, start) + text + (next < 0 ? '\n' : `\n${doc.slice(next + 1)}`);
+  } else if (marker >= 0) {
+    out = `${doc.slice(0, marker)}${text}\n\n${doc.slice(marker)}`;
+  } else {
+    out = `${doc.trimEnd()}\n\n${text}\n`;
+  }
+  writeFileSync(file, out);
+}

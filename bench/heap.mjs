@@ -63,14 +63,14 @@
 // `npm run bench` runs it as its section 12; run alone, it rewrites only
 // that section of docs/BENCHMARKS.md and its figures (heap.*) in
 // docs/benchmarks.json (bench/figures.mjs).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectTraces } from '../js/playwright.mjs';
 import { heapView } from '../lib/heap.mjs';
 import { readProfile } from '../lib/profile.mjs';
-import { BENCHMARKS_FILE, figure, MIN_RUNS_FOR_CI, median, medianCI, stampSections, writeFigures } from './figures.mjs';
+import { BENCHMARKS_FILE, figure, MIN_RUNS_FOR_CI, median, medianCI, replaceSection, stampSections, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const thisFile = fileURLToPath(import.meta.url);
@@ -553,21 +553,7 @@ ${parts.join('\n')}`;
 
 /** Replaces (or adds, before the hand-written sections) section 12 of docs/BENCHMARKS.md. */
 export function writeSection(section, file = BENCHMARKS_FILE) {
-  const text = stampSections(section);
-  const doc = readFileSync(file, 'utf8');
-  const start = doc.indexOf('## 12. Heap profiling');
-  const marker = doc.indexOf('<!-- Sections above: written by `npm run bench`.');
-  let out;
-  if (start >= 0) {
-    const ends = [doc.indexOf('\n## ', start + 1), doc.indexOf('\n<!-- ', start + 1)].filter((i) => i >= 0);
-    const next = ends.length ? Math.min(...ends) : -1;
-    out = doc.slice(0, start) + text + (next < 0 ? '\n' : `\n${doc.slice(next + 1)}`);
-  } else if (marker >= 0) {
-    out = `${doc.slice(0, marker)}${text}\n\n${doc.slice(marker)}`;
-  } else {
-    out = `${doc.trimEnd()}\n\n${text}\n`;
-  }
-  writeFileSync(file, out);
+  replaceSection('## 12. Heap profiling', stampSections(section), file);
 }
 
 // Alone: node bench/heap.mjs

@@ -38,8 +38,12 @@
 //      vs no shim in paired rounds (heap.fastpath.ns_added,
 //      heap.microbench.overhead_pct), and per-site estimates at the default
 //      512 KiB against known live bytes over 10 recordings (heap.accuracy.*)
+//  13. wasmtrace diff (bench/diff.mjs): A/A false alarms over 20 splits of
+//      10 recordings, power at +10 % (5 runs a side) and +20 % (3) in one
+//      function of the sample, diff of 10 + 10 traces of ~50k samples
+//      (diff.aa.*, diff.power.*, diff.speed.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
-// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*), with its 95 %
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*), with its 95 %
 // interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
@@ -61,6 +65,7 @@ import { samplerRun } from './sampler-run.mjs';
 import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
 import { serveBench, serveFigures, serveSection } from './serve.mjs';
 import { heapBench, heapFigures, heapSection } from './heap.mjs';
+import { diffBench, diffFigures, diffSection } from './diff.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -325,6 +330,8 @@ log('live streaming: wasmtrace serve latency and throughput (bench/serve.mjs)');
 const served = await serveBench();
 log('heap profiling: the shim vs no shim in paired rounds, estimates at 512 KiB vs known bytes (bench/heap.mjs)');
 const heap = await heapBench({ wasm, log });
+log('wasmtrace diff on real recordings: A/A false alarms, power at +10 % and +20 %, speed (bench/diff.mjs)');
+const diffs = await diffBench({ wasm, log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -455,11 +462,13 @@ ${browsersSection(browsers)}
 
 ${serveSection(served, 'npm run bench')}
 
-${heapSection(heap, 'npm run bench')}`;
+${heapSection(heap, 'npm run bench')}
+
+${diffSection(diffs, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

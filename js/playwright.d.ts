@@ -176,3 +176,79 @@ export const CHROMIUM_JS_PROFILING_FEATURES: readonly string[];
  * Chromium keeps only the last --enable-features: this one repeats playwright-core's own; merge yours into it.
  */
 export const CHROMIUM_JS_PROFILING_ARGS: readonly string[];
+
+/** One compared time of wasmtrace diff: a function's self or total time, a thread's busy time, or the window's. */
+export interface DiffRow {
+  kind: 'window' | 'thread' | 'self' | 'total';
+  /** The function or thread ('(all threads)' for the window). */
+  name: string;
+  /** Mean per run, ms (or samples for traces without an interval). */
+  base: number;
+  new: number;
+  /** new - base, with its 95 % interval. */
+  diff: number;
+  lo: number;
+  hi: number;
+  /** The change in % of base (null when base is 0). */
+  pct: number | null;
+  /** Welch's p; q: Benjamini-Hochberg adjusted (null when not tested). */
+  p: number;
+  q: number | null;
+  /** The practical floor this row's difference must pass. */
+  floor: number;
+  /** False for times under minShare of the window on both sides. */
+  tested: boolean;
+  /** The Mann-Whitney U test's p, for comparison (null with one run a side). */
+  pMannWhitney: number | null;
+  /** untested: under minShare of the window on both sides, or below the threshold on both. */
+  verdict: 'slower' | 'faster' | 'same' | 'undecided' | 'untested';
+  /** For an undecided row: about how many runs a side would settle it. */
+  runsNeeded?: number | null;
+  baseRuns: number[];
+  newRuns: number[];
+}
+
+/** What compare() returns (what `wasmtrace diff --json` writes, with text and markdown). */
+export interface DiffResult {
+  verdict: 'slower' | 'faster' | 'same' | 'undecided';
+  unit: 'ms' | 'samples';
+  runs: { base: number; new: number };
+  /** One run on a side: intervals from slices of the runs (within-run noise only). */
+  single: boolean;
+  files: { base: string[]; new: string[] };
+  intervals: number[];
+  mixedIntervals: boolean;
+  threshold: { pct: number; ms: number };
+  q: number;
+  minShare: number;
+  window: DiffRow | null;
+  rows: Array<DiffRow & { key: string }>;
+  /** Rows tested, and how many an uncorrected test of each alone would flag. */
+  tested: number;
+  uncorrected: number;
+  threadsOnlyIn: { base: string[]; new: string[] };
+  functions: { added: string[]; removed: string[] };
+  /** The terminal table and the Markdown summary. */
+  text: string;
+  markdown: string;
+}
+
+/** A side of compare(): a directory or trace files, or collected traces / profiles. */
+export type DiffSide = string | string[] | Array<CollectedTrace | Profile>;
+
+/**
+ * wasmtrace diff from a test: runs of a base build against runs of a new
+ * one (docs/GUIDE.md, "Did it get slower?"). Throws WasmtraceError 'diff'
+ * on bad input.
+ */
+export function compare(base: DiffSide, next: DiffSide, options?: {
+  /** '2%', '1ms' or both ('2%,1ms', the default). */
+  threshold?: string;
+  /** Test only times of at least this % of the window on one side (0.5). */
+  minShare?: number;
+  /** Keep only this session's traces (paths only). */
+  session?: string;
+}): DiffResult;
+
+/** Throws WasmtraceError 'slower' (its message: the table) when the verdict is slower. */
+export function assertNotSlower(result: DiffResult): void;

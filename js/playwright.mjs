@@ -26,12 +26,44 @@
 // page, and are re-exported here.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { compare as diffCompare, DiffError, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from '../lib/diff.mjs';
 import { addJsProfile } from '../lib/jsprofile.mjs';
 import { readProfile } from '../lib/profile.mjs';
 import { WasmtraceError } from './trace-assertions.mjs';
 
 export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
 export { readProfile };
+
+/**
+ * `wasmtrace diff` from a test (lib/diff.mjs; docs/GUIDE.md, "Did it get
+ * slower?"): each side a directory, a list of trace files, or the traces
+ * collectTraces returned (or profiles readProfile returned). Throws a
+ * WasmtraceError (code 'diff') on bad input. The result's `text` and
+ * `markdown` are what the command prints and writes.
+ */
+export function compare(base, next, { threshold = '2%,1ms', minShare = 0.5, session } = {}) {
+  const side = (x, name) => {
+    const items = Array.isArray(x) ? x : [x];
+    if (items.every((i) => typeof i === 'string')) return readSide(sideFiles(items, name), name, { session });
+    return items.map((i, k) => {
+      const profile = i?.profile ?? i;
+      if (!profile || !Array.isArray(profile.threads)) throw new DiffError(`${name}[${k}]: not a trace (a path, a collected trace or a profile)`);
+      return { file: i?.file ?? `${name}[${k}]`, profile };
+    });
+  };
+  try {
+    const res = diffCompare(side(base, 'base'), side(next, 'new'), { threshold: parseThreshold(threshold), minShare });
+    return { ...res, text: textDiff(res), markdown: markdownDiff(res) };
+  } catch (e) {
+    if (e instanceof DiffError) throw new WasmtraceError('diff', `wasmtrace diff: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Throws (WasmtraceError, code 'slower') when compare's verdict is slower, with its table. */
+export function assertNotSlower(result) {
+  if (result?.verdict === 'slower') throw new WasmtraceError('slower', `wasmtrace diff: the new build is slower\n${result.text ?? ''}`);
+}
 
 /** The Chromium features that let the pthreads' workers run the JS Self-Profiling API. */
 export const CHROMIUM_JS_PROFILING_FEATURES = Object.freeze(['DocumentPolicyInDedicatedWorker', 'ProfilerAPIForDedicatedWorker']);

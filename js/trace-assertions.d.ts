@@ -9,7 +9,9 @@ export type WasmtraceErrorCode =
   | 'page-error'
   | 'no-thread' | 'no-interval' | 'assert-ran' | 'assert-time'
   /** The startup timeline: none in the trace, or no such phase; a phase too late. */
-  | 'no-startup' | 'assert-startup';
+  | 'no-startup' | 'assert-startup'
+  /** compare(): bad input (no traces, not a trace, different sessions or apps); assertNotSlower: slower. */
+  | 'diff' | 'slower';
 
 /** An error with a code to check and a message that says what to do. */
 export class WasmtraceError extends Error {

@@ -607,7 +607,7 @@ async function recordRepeat(positionals, v, io) {
       return status;
     }
     const got = [];
-    for (const f of readdirSync(dir).filter((x) => /\.(json|folded)(\.gz)?$/.test(x))) {
+    for (const f of (existsSync(dir) ? readdirSync(dir) : []).filter((x) => /\.(json|folded)(\.gz)?$/.test(x))) {
       try {
         const p = readProfile(readFileSync(join(dir, f)));
         const name = p.session?.session ?? f;
@@ -631,6 +631,9 @@ async function recordRepeat(positionals, v, io) {
     io.out(`  session '${printable(name)}': ${runs.length} traces; busy time (all threads) median ${med.toFixed(0)} ms, ` +
       `range ${busy[0].toFixed(0)} – ${busy.at(-1).toFixed(0)} ms (spread ${spread.toFixed(1)} % of the median)`);
   }
+  // Runs left from an earlier, longer recording would be read by diff too.
+  const stale = readdirSync(outDir).filter((d) => /^run-\d+$/.test(d) && Number(d.slice(4)) > n);
+  if (stale.length) io.out(`  note: ${shown(outDir, process.cwd())} also holds ${stale.join(', ')} from an earlier recording: wasmtrace diff would read them too`);
   io.out('');
   io.out(`compare with another build's runs: wasmtrace diff <its runs> ${shown(outDir, process.cwd())}${perSession.size > 1 ? ' --session <name>' : ''}`);
   return 0;

@@ -109,7 +109,10 @@ export function runTimes(profile, { slices = false } = {}) {
     let v = namesOf.get(stack);
     if (!v) {
       const n = realDepth(stack);
-      v = n ? { leaf: canonicalFunctionName(stack[n - 1]), all: [...new Set(stack.slice(0, n).map((x) => canonicalFunctionName(x)))] } : null;
+      v = n ? {
+        self: `self\u0000${canonicalFunctionName(stack[n - 1])}`,
+        totals: [...new Set(stack.slice(0, n).map((x) => canonicalFunctionName(x)))].map((name) => `total\u0000${name}`),
+      } : null;
       namesOf.set(stack, v);
     }
     return v;
@@ -118,17 +121,18 @@ export function runTimes(profile, { slices = false } = {}) {
   for (const t of profile.threads) {
     if (!t.samples.length) continue;
     threads.push(t.name);
-    add(`thread\u0000${t.name}`, 0, 0); // a thread that was idle throughout is still there
+    const threadKey = `thread\u0000${t.name}`;
+    add(threadKey, 0, 0); // a thread that was idle throughout is still there
     for (const s of t.samples) {
       if (!s.stack.length) continue;
       const w = (s.weight ?? 1) * unit;
       const slice = sliced && Number.isFinite(s.ts) ? Math.min(SLICES - 1, Math.floor(((s.ts - t0) / span) * SLICES)) : 0;
       add('window', w, slice);
-      add(`thread\u0000${t.name}`, w, slice);
+      add(threadKey, w, slice);
       const names = stackNames(s.stack);
       if (!names) continue;
-      add(`self\u0000${names.leaf}`, w, slice);
-      for (const name of names.all) add(`total\u0000${name}`, w, slice);
+      add(names.self, w, slice);
+      for (const key of names.totals) add(key, w, slice);
     }
   }
   return { times, sliced, threads, unit: profile.intervalUs ? 'ms' : 'samples', intervalUs: profile.intervalUs ?? null };
@@ -238,7 +242,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
   for (const r of rows) {
     if (!r.tested) {
       r.q = null;
-      r.verdict = 'same';
+      r.verdict = 'untested';
       continue;
     }
     const beyond = Math.abs(r.diff) >= r.floor;
@@ -255,7 +259,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
       r.runsNeeded = target > 0 ? Math.min(1000, Math.max(n + 1, Math.ceil(n * (half / target) ** 2))) : null;
     }
   }
-  const order = { slower: 0, faster: 1, undecided: 2, same: 3 };
+  const order = { slower: 0, faster: 1, undecided: 2, same: 3, untested: 4 };
   rows.sort((x, y) => order[x.verdict] - order[y.verdict] || Math.abs(y.diff) - Math.abs(x.diff) || (x.key < y.key ? -1 : 1));
   const flagged = rows.filter((r) => r.verdict === 'slower' || r.verdict === 'faster');
   const windowRow = rows.find((r) => r.kind === 'window');
@@ -265,8 +269,10 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
   else if (!windowRow || windowRow.verdict === 'same') verdict = 'same';
   else verdict = 'undecided';
 
-  const functionsOn = (side) => new Set(selfKeys.concat([...keys].filter((k) => k.startsWith('total\u0000'))).filter((k) => mean(vals(side, k)) > 0).map(nameOf));
-  const fb = functionsOn('base'), fn = functionsOn('new');
+  // Functions on one side only, of at least minShare of the window there
+  // (below it, which runtime helpers a run happened to sample is noise).
+  const totalKeys = [...keys].filter((k) => k.startsWith('total\u0000'));
+  const onlyOn = (side, other) => totalKeys.filter((k) => mean(vals(side, k)) >= smallest && mean(vals(other, k)) === 0).map(nameOf).sort();
   return {
     verdict, unit: runs.base[0].unit, runs: { base: nA, new: nB }, single,
     files: { base: base.map((r) => r.file), new: next.map((r) => r.file) },
@@ -277,7 +283,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
     tested: tested.length,
     uncorrected: tested.filter((r) => r.p <= 0.05 && Math.abs(r.diff) >= r.floor).length,
     threadsOnlyIn: { base: onlyBase, new: onlyNew },
-    functions: { added: [...fn].filter((f) => !fb.has(f)).sort(), removed: [...fb].filter((f) => !fn.has(f)).sort() },
+    functions: { added: onlyOn('new', 'base'), removed: onlyOn('base', 'new') },
   };
 }
 
@@ -314,8 +320,8 @@ function summaryLines(res) {
   if (res.single) lines.push('  one run on a side: the intervals cover the sampling noise within the runs (20 slices of each), not the spread between runs: record more runs (record --repeat N)');
   if (res.mixedIntervals) lines.push(`  sampling intervals differ (${res.intervals.join(', ')} us): compared in ms`);
   for (const side of ['base', 'new']) if (res.threadsOnlyIn[side].length) lines.push(`  threads only in ${side} (not compared): ${res.threadsOnlyIn[side].join(', ')}`);
-  if (res.functions.added.length) lines.push(`  functions only in new: ${res.functions.added.slice(0, 10).join(', ')}${res.functions.added.length > 10 ? `, ... (${res.functions.added.length})` : ''}`);
-  if (res.functions.removed.length) lines.push(`  functions only in base: ${res.functions.removed.slice(0, 10).join(', ')}${res.functions.removed.length > 10 ? `, ... (${res.functions.removed.length})` : ''}`);
+  if (res.functions.added.length) lines.push(`  functions only in new (${res.minShare} % of the window or more): ${res.functions.added.slice(0, 10).join(', ')}${res.functions.added.length > 10 ? `, ... (${res.functions.added.length})` : ''}`);
+  if (res.functions.removed.length) lines.push(`  functions only in base (${res.minShare} % of the window or more): ${res.functions.removed.slice(0, 10).join(', ')}${res.functions.removed.length > 10 ? `, ... (${res.functions.removed.length})` : ''}`);
   return lines;
 }
 

@@ -96,7 +96,7 @@ describe('wasmtrace diff on runs with known differences', () => {
   });
 
   test('clone suffixes are merged, and functions on one side only are listed', () => {
-    const res = compare(runs(3, BASE, 9), runs(3, { ...BASE, 'helper.constprop.0': 0, helper: 20, fresh: 5 }, 10));
+    const res = compare(runs(3, BASE, 9), runs(3, { ...BASE, 'helper.constprop.0': 0, helper: 20, fresh: 30 }, 10));
     assert.ok(row(res, 'self', 'helper'));
     assert.equal(row(res, 'self', 'helper.constprop.0'), undefined);
     assert.deepEqual(res.functions.added, ['fresh']);
@@ -195,5 +195,24 @@ describe('wasmtrace diff, the command', () => {
     const u = await cli(base);
     assert.equal(u.status, 2);
     assert.match(u.text, /diff: give the base and the new traces/);
+  });
+});
+
+describe('the Playwright helper: compare() and assertNotSlower()', () => {
+  test('compares collected traces, with the text and Markdown of the command', async () => {
+    const { compare: helperCompare, assertNotSlower, WasmtraceError } = await import('../../js/playwright.mjs');
+    const slower = helperCompare(runs(5, BASE, 1), runs(5, { ...BASE, layout: 360 }, 2));
+    assert.equal(slower.verdict, 'slower');
+    assert.match(slower.text, /verdict: SLOWER/);
+    assert.match(slower.markdown, /^### wasmtrace diff: 🔴 slower/);
+    assert.throws(() => assertNotSlower(slower), (e) => e instanceof WasmtraceError && e.code === 'slower' && /slower +self +layout/.test(e.message));
+    // Profiles as readProfile returns them will do too.
+    const same = helperCompare(runs(5, BASE, 3).map((r) => r.profile), runs(5, BASE, 4).map((r) => r.profile), { threshold: '20%' });
+    assert.doesNotThrow(() => assertNotSlower(same));
+  });
+  test('bad input is a WasmtraceError with code diff', async () => {
+    const { compare: helperCompare, WasmtraceError } = await import('../../js/playwright.mjs');
+    assert.throws(() => helperCompare([{ nope: 1 }], runs(2, BASE, 1)), (e) => e instanceof WasmtraceError && e.code === 'diff' && /base\[0\]: not a trace/.test(e.message));
+    assert.throws(() => helperCompare('/nonexistent/dir', '/nonexistent/dir2'), (e) => e.code === 'diff' && /no file or directory/.test(e.message));
   });
 });

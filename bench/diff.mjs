@@ -1,0 +1,202 @@
+// wasmtrace diff on real recordings (issue 26's figures): how often it
+// cries wolf, how often it finds a real change, and how fast it is.
+//
+// The sample (samples/startup) and two builds with more work in one
+// function, tokenize (~20 % of the busy samples): startup_tok110 (+10 %)
+// and startup_tok120 (+20 %). WT_DIFF_ROUNDS rounds (10), each recording
+// one run of each build in a rotating order with `wasmtrace record`
+// (headless Chromium, the sample's own startup session at 1 kHz, until its
+// startup-done signal). Then, with a seeded generator:
+//   diff.aa.false_alarm_comparisons  20 A/A comparisons: the 10 base runs
+//                                    split at random into 5 + 5; a
+//                                    comparison "alarms" if any row is
+//                                    flagged slower or faster (target <= 1
+//                                    of 20); beside it the same with each
+//                                    row's uncorrected p <= 0.05
+//   diff.power.10pct_5runs           20 trials: 5 of the base runs against
+//                                    5 of tok110, drawn at random; found if
+//                                    tokenize's self time is flagged slower
+//                                    (target >= 16 of 20; wrong sign: never)
+//   diff.power.20pct_3runs           the same with tok120, 3 runs a side
+//   diff.speed.10v10_ms              diffing 10 + 10 traces of ~50,000
+//                                    samples or more each (9 s recorded
+//                                    at 200 us), reading included (target
+//                                    < 2000 ms)
+// The splits reuse the same recordings, so the 20 comparisons are not
+// independent: the figures are counts over these recordings.
+//   bash scripts/build.sh wasm && node bench/diff.mjs
+//   WT_DIFF_ROUNDS=N   rounds of recordings (default 10)
+//   WT_DIFF_WRITE=0    print only: leave docs/ alone
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compare, readSide } from '../lib/diff.mjs';
+import { figure, replaceSection, stampSections, writeFigures } from './figures.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const thisFile = fileURLToPath(import.meta.url);
+const ROUNDS = Number(process.env.WT_DIFF_ROUNDS || 10);
+const TRIALS = 20;
+const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120' };
+
+const cli = (...args) => new Promise((ok, fail) => {
+  execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), ...args], { maxBuffer: 16 << 20 },
+    (e, stdout, stderr) => (e ? fail(new Error(`wasmtrace ${args.join(' ')}: ${e.message}\n${stderr}`)) : ok(stdout)));
+});
+const RECORD = ['--wait-for', 'window.sampleStartupComplete === true', '--load-timeout', '120s', '--timeout', '120s', '-q'];
+
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x / 4294967296;
+  };
+}
+function shuffled(xs, random) {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+const flaggedRows = (res) => res.rows.filter((r) => r.verdict === 'slower' || r.verdict === 'faster');
+const uncorrectedRows = (res) => res.rows.filter((r) => r.tested && r.p <= 0.05 && Math.abs(r.diff) >= r.floor);
+
+/** Records the rounds into dir/<build>/run-NN; returns { build: [{ file, profile }] }. */
+export async function recordRounds(wasm, dir, rounds, log = () => {}) {
+  const names = Object.keys(BUILDS);
+  for (let r = 0; r < rounds; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const b of order) {
+      await cli('record', join(wasm, 'samples', BUILDS[b]), '--out', join(dir, b, `run-${String(r + 1).padStart(2, '0')}`), ...RECORD);
+    }
+    log(`diff bench: round ${r + 1}/${rounds} recorded`);
+  }
+  const side = (b) => readSide(readdirSync(join(dir, b)).sort().map((d) => join(dir, b, d, 'startup.json.gz')), b);
+  return Object.fromEntries(names.map((b) => [b, side(b)]));
+}
+
+/** The A/A and power trials on recordings { base, tok110, tok120 }. */
+export function trials(runs, seed = 26) {
+  const random = rng(seed);
+  const aa = [];
+  for (let t = 0; t < TRIALS; t++) {
+    const s = shuffled(runs.base, random);
+    const res = compare(s.slice(0, 5), s.slice(5, 10));
+    aa.push({ flagged: flaggedRows(res).map((r) => `${r.verdict} ${r.kind} ${r.name}`), uncorrected: uncorrectedRows(res).length, tested: res.tested });
+  }
+  const power = (variant, n) => {
+    const out = [];
+    for (let t = 0; t < TRIALS; t++) {
+      const res = compare(shuffled(runs.base, random).slice(0, n), shuffled(runs[variant], random).slice(0, n));
+      const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
+      out.push({ found: tok?.verdict === 'slower', wrongSign: tok?.verdict === 'faster', pct: tok?.pct ?? null, q: tok?.q ?? null, verdict: tok?.verdict ?? 'absent' });
+    }
+    return out;
+  };
+  return { aa, power10: power('tok110', 5), power20: power('tok120', 3) };
+}
+
+/** Diffs 10 + 10 traces of ~50,000 samples or more: 2 recordings at 200 us, each read 10 times. */
+export async function speed(wasm, dir) {
+  for (const b of ['base', 'tok110']) {
+    await cli('record', join(wasm, 'samples', BUILDS[b]), '--startup', '9s', '--interval', '200us', '--out', join(dir, 'speed', b),
+      '--load-timeout', '120s', '--timeout', '120s', '-q');
+  }
+  const files = (b) => Array(10).fill(join(dir, 'speed', b, 'startup.json.gz'));
+  const t0 = performance.now();
+  const res = compare(readSide(files('base'), 'base'), readSide(files('tok110'), 'new'));
+  const ms = performance.now() - t0;
+  const samples = readSide([files('base')[0]], 'base')[0].profile.threads.reduce((a, t) => a + t.samples.length, 0);
+  return { ms, samples, tested: res.tested };
+}
+
+export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-bench-'));
+  try {
+    const loadBefore = loadavg();
+    const runs = await recordRounds(wasm, dir, rounds, log);
+    const t = trials(runs);
+    log('diff bench: timing 10 + 10 traces of ~50k samples');
+    const sp = await speed(wasm, dir);
+    const tokCv = (b) => {
+      const xs = runs[b].map((r) => r.profile.threads.reduce((a, th) => a + th.samples.filter((s) => s.stack.at(-1) === 'tokenize').length, 0));
+      const m = xs.reduce((a, x) => a + x, 0) / xs.length;
+      return { mean: m, cv: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)) / m };
+    };
+    return { rounds, ...t, speed: sp, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function diffFigures(res) {
+  const count = (name, xs, k, target) => figure(name, 'of 20', { median: xs.filter((x) => (typeof k === 'function' ? k(x) : x[k])).length, n: xs.length }, { target });
+  return [
+    count('diff.aa.false_alarm_comparisons', res.aa, (x) => x.flagged.length > 0, '<= 1'),
+    count('diff.aa.uncorrected_alarm_comparisons', res.aa, (x) => x.uncorrected > 0, null),
+    count('diff.power.10pct_5runs', res.power10, 'found', '>= 16'),
+    count('diff.power.10pct_5runs.wrong_sign', res.power10, 'wrongSign', '0'),
+    count('diff.power.20pct_3runs', res.power20, 'found', '>= 16'),
+    count('diff.power.20pct_3runs.wrong_sign', res.power20, 'wrongSign', '0'),
+    figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
+  ];
+}
+
+export function diffLines(res) {
+  return diffFigures(res).map((f) => `${f.name} ${f.unit === 'ms' ? f.value.toFixed(0) : f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
+}
+
+export function diffSection(res, command) {
+  const pct = (x) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`);
+  const load = (l) => l.map((x) => x.toFixed(2)).join(' / ');
+  const rows = (xs) => xs.map((x, i) => `| ${i + 1} | ${x.verdict} | ${pct(x.pct)} | ${x.q === null ? '–' : x.q.toFixed(3)} |`).join('\n');
+  const aaFlag = res.aa.filter((x) => x.flagged.length);
+  return `## 13. wasmtrace diff on real recordings: false alarms, power, speed
+
+\`${command}\` (\`bench/diff.mjs\`), headless Chromium. ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'};
+load average ${load(res.loadBefore)} before, ${load(res.loadAfter)} after; Node ${process.version}.
+
+${res.rounds} rounds, each recording one run of the sample, of \`startup_tok110\` (tokenize +10 %) and of
+\`startup_tok120\` (+20 %), in a rotating order (the sample's startup session, 1 kHz, until its
+startup-done signal). tokenize's self time per run: base ${res.tokenize.base.mean.toFixed(0)} ms, run-to-run
+CV ${(100 * res.tokenize.base.cv).toFixed(1)} %; tok110 ${res.tokenize.tok110.mean.toFixed(0)} ms (CV ${(100 * res.tokenize.tok110.cv).toFixed(1)} %); tok120 ${res.tokenize.tok120.mean.toFixed(0)} ms (CV ${(100 * res.tokenize.tok120.cv).toFixed(1)} %).
+Trials draw from these recordings with a seeded generator (not independent of each other).
+
+- A/A, 20 random 5 + 5 splits of the base runs: **${aaFlag.length} of 20** comparisons flag anything
+  (target ≤ 1)${aaFlag.length ? `: ${aaFlag.map((x) => x.flagged.join(', ')).join('; ')}` : ''}; with each row's uncorrected p ≤ 0.05 instead,
+  ${res.aa.filter((x) => x.uncorrected > 0).length} of 20 would (${res.aa.reduce((a, x) => a + x.uncorrected, 0)} rows in all; ${res.aa[0]?.tested ?? 0} rows tested per comparison).
+- tokenize +10 %, 5 runs a side: flagged slower in **${res.power10.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power10.filter((x) => x.wrongSign).length}.
+- tokenize +20 %, 3 runs a side: flagged slower in **${res.power20.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power20.filter((x) => x.wrongSign).length}.
+- 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).
+
+| trial (+10 %, 5 a side) | tokenize verdict | change | q |
+|---|---|---|---|
+${rows(res.power10)}
+
+| trial (+20 %, 3 a side) | tokenize verdict | change | q |
+|---|---|---|---|
+${rows(res.power20)}
+`;
+}
+
+// Alone: node bench/diff.mjs
+if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
+  const wasm = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
+  const t0 = Date.now();
+  const log = (m) => console.error(`wasmtrace diff bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
+  const res = await diffBench({ wasm, log });
+  for (const l of diffLines(res)) console.log(l);
+  const text = diffSection(res, 'node bench/diff.mjs');
+  if (process.env.WT_DIFF_WRITE !== '0') {
+    writeFigures(diffFigures(res));
+    replaceSection('## 13. wasmtrace diff', stampSections(text));
+  }
+  console.log(text);
+}
