@@ -33,6 +33,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, readSide } from '../lib/diff.mjs';
+import { seededRandom } from '../lib/stats.mjs';
 import { figure, replaceSection, stampSections, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,15 +48,7 @@ const cli = (...args) => new Promise((ok, fail) => {
 });
 const RECORD = ['--wait-for', 'window.sampleStartupComplete === true', '--load-timeout', '120s', '--timeout', '120s', '-q'];
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x / 4294967296;
-  };
-}
+const rng = seededRandom;
 function shuffled(xs, random) {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {

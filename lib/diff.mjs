@@ -23,7 +23,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalFunctionName } from './names.mjs';
 import { readProfile, realDepth } from './profile.mjs';
-import { benjaminiHochberg, mannWhitney, mean, variance, welch, zTest } from './stats.mjs';
+import { benjaminiHochberg, blockSe, mannWhitney, mean, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
 
 /** Bad input to diff: one line, exit status 2. */
@@ -218,7 +218,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
         let v = 0;
         for (const r of runs[side]) {
           const s = r.sliced.get(key);
-          if (s) v += SLICES * variance([...s]);
+          if (s) v += blockSe([...s]) ** 2;
         }
         return Math.sqrt(v) / runs[side].length;
       };

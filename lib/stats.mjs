@@ -13,7 +13,21 @@
 //     2/252 = 0.0079, so across more than 6 functions no false-discovery
 //     correction can ever flag one;
 //   - Benjamini-Hochberg adjusted p-values (q-values);
-//   - a block bootstrap of a statistic within one run.
+//   - the standard error of a run's total from slices of its time (one run
+//     a side).
+
+// ---- a seeded generator --------------------------------------------------------
+
+/** xorshift32: () => [0, 1), the same sequence for the same seed (tests, benchmarks' draws). */
+export function seededRandom(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x / 4294967296;
+  };
+}
 
 // ---- special functions ---------------------------------------------------------
 
@@ -250,30 +264,14 @@ export function benjaminiHochberg(ps) {
   return out;
 }
 
-// ---- one run: a block bootstrap ----------------------------------------------------
+// ---- one run: blocks of time -------------------------------------------------------
 
 /**
- * The standard error of sum(values) over a run from a moving-block
- * bootstrap: `values` are per-tick contributions in time order (e.g. 1 for
- * a sample in the function, else 0); blocks of `block` consecutive ticks
- * are drawn with replacement. `random` is a () => [0, 1) source.
+ * The standard error of a run's total from the totals of its B slices of
+ * time (blocks): sqrt(B x their sample variance), what a bootstrap over
+ * the blocks converges to. Blocks long enough to hold a function's bursts
+ * keep their correlation in the estimate.
  */
-export function blockBootstrapSe(values, { block = 50, rounds = 200, random = Math.random } = {}) {
-  const n = values.length;
-  if (n < 2) return 0;
-  const b = Math.max(1, Math.min(block, n));
-  const prefix = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + values[i];
-  const starts = n - b + 1;
-  const blocks = Math.ceil(n / b);
-  const sums = [];
-  for (let r = 0; r < rounds; r++) {
-    let s = 0;
-    for (let k = 0; k < blocks; k++) {
-      const at = Math.floor(random() * starts);
-      s += prefix[at + b] - prefix[at];
-    }
-    sums.push((s * n) / (blocks * b));
-  }
-  return Math.sqrt(variance(sums));
+export function blockSe(blockSums) {
+  return Math.sqrt(blockSums.length * variance(blockSums));
 }

@@ -9,16 +9,9 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { main } from '../../lib/cli.mjs';
 import { compare, DiffError, diffStatus, markdownDiff, parseThreshold, textDiff } from '../../lib/diff.mjs';
+import { seededRandom } from '../../lib/stats.mjs';
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 // One run: `ms` per function (self time, 1 ms samples at 1 kHz) on main
 // under main -> run -> <fn>, each scaled by a run-wide factor (the

@@ -9,21 +9,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { main } from '../../lib/cli.mjs';
 import { foldedHeap, HEAP_UNLINKED, heapNote, heapView, sizeOfWeight, weightVariance } from '../../lib/heap.mjs';
+import { seededRandom } from '../../lib/stats.mjs';
 
 // What native/src/heap.c weighs a sampled allocation of n bytes at interval I.
 const weightOf = (n, I) => n / -Math.expm1(-n / I);
 
-// A small seeded generator (xorshift32): the simulation gives the same
-// answer on every run.
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 describe('the estimate of one sampled allocation', () => {
   test('sizeOfWeight recovers the size from its weight, for sizes around the interval and far past it', () => {

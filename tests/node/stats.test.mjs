@@ -2,17 +2,9 @@
 // simulated with a seeded generator (the same numbers on every run).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { benjaminiHochberg, blockBootstrapSe, logGamma, mannWhitney, normalCdf, tCdf, tQuantile, welch, zTest } from '../../lib/stats.mjs';
+import { benjaminiHochberg, blockSe, logGamma, mannWhitney, normalCdf, seededRandom, tCdf, tQuantile, welch, zTest } from '../../lib/stats.mjs';
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13; x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    return x / 4294967296;
-  };
-}
+const rng = seededRandom;
 // Standard normal draws (Box-Muller).
 function normals(random) {
   return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -127,22 +119,24 @@ describe('Benjamini-Hochberg', () => {
   });
 });
 
-describe('the block bootstrap within one run', () => {
-  test('for independent ticks it estimates the binomial standard error', () => {
+describe("a run's standard error from slices of its time", () => {
+  const slices = (values, b) => Array.from({ length: b }, (_, k) => values.slice((k * values.length) / b, ((k + 1) * values.length) / b).reduce((a, x) => a + x, 0));
+  test('for independent ticks: the binomial standard error (within the error of 20 slices)', () => {
+    // The estimate from 20 slices has a relative error of ~1/sqrt(2 x 19) = 16 %: over 200 runs it averages out.
     const r = rng(21);
-    const values = Array.from({ length: 10000 }, () => (r() < 0.3 ? 1 : 0));
-    const se = blockBootstrapSe(values, { block: 50, rounds: 400, random: rng(4) });
-    near(se, Math.sqrt(10000 * 0.3 * 0.7), 0.15 * 45.8, 'se');
+    let sum = 0;
+    for (let k = 0; k < 200; k++) sum += blockSe(slices(Array.from({ length: 10000 }, () => (r() < 0.3 ? 1 : 0)), 20));
+    near(sum / 200, Math.sqrt(10000 * 0.3 * 0.7), 0.05 * 45.8, 'se');
   });
-  test('for runs of ticks (a function that runs in bursts) it finds the larger error', () => {
-    // Bursts of 100 ticks in or out: the sum varies ~10x more than independent ticks would.
+  test('for a function that runs in bursts: the larger error', () => {
+    // Bursts of 100 ticks in or out: the total varies ~10x more than independent ticks would.
     const r = rng(8);
     const values = [];
     for (let b = 0; b < 100; b++) {
       const v = r() < 0.3 ? 1 : 0;
       for (let k = 0; k < 100; k++) values.push(v);
     }
-    const se = blockBootstrapSe(values, { block: 200, rounds: 400, random: rng(6) });
+    const se = blockSe(slices(values, 20));
     assert.ok(se > 3 * Math.sqrt(10000 * 0.3 * 0.7), `se ${se}`);
   });
 });
