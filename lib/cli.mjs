@@ -1,6 +1,8 @@
-// The `wasmtrace` command: record and report. bin/wasmtrace.mjs calls main().
-// Exit status: 0 done, 1 the recording or report failed (the message says
-// what to do), 2 the command line is wrong.
+// The `wasmtrace` command: record, report, diff and the diagnostic server's
+// tools. bin/wasmtrace.mjs calls main(). Exit status: 0 done, 1 the
+// recording or report failed (the message says what to do) or diff found
+// something slower, 2 the command line or diff's input is wrong, 3 diff
+// undecided with --fail-on-undecided.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -110,6 +112,7 @@ slower?"). Exit status: 1 if anything got slower, 0 if not, 2 on bad input.
     --session <name>         compare this session's traces (a directory
                              with traces of several sessions)
 
+diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
   wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
       the router pages with a "server" config connect to; prints each page
       that connects and disconnects; runs until Ctrl-C. Pages from loopback

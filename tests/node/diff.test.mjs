@@ -171,6 +171,13 @@ describe('wasmtrace diff, the command', () => {
     assert.equal(r.status, 0, r.text);
     assert.match(r.text, /verdict: SAME/);
   });
+  test('--help has a section for diff, and the next section still has its heading', async () => {
+    const lines = [];
+    assert.equal(await main(['--help'], { out: (l) => lines.push(l), err: (l) => lines.push(l) }), 0);
+    const help = lines.join('\n');
+    assert.match(help, /\n {2}wasmtrace diff <base traces> <new traces> \[options\]\n/);
+    assert.match(help, /\ndiff: did the new build get slower\?[\s\S]*--session <name>[\s\S]*\ndiagnostic server \(docs\/GUIDE\.md/);
+  });
   test('bad input: exit 2 and one line', async () => {
     for (const [args, msg] of [
       [[join(tmp, 'nothing'), next], /^wasmtrace diff: base: no file or directory '.*nothing'$/],
