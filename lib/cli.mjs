@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
-import { compare, DiffError, diffStatus, jsonDiff, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from './diff.mjs';
+import { compare, DiffError, diffStatus, htmlDiff, jsonDiff, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from './diff.mjs';
 import { foldedHeap, heapNote, heapView, textHeapReport } from './heap.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
@@ -106,6 +106,8 @@ slower?"). Exit status: 1 if anything got slower, 0 if not, 2 on bad input.
     --top <n>                rows in the table (default 20)
     --markdown <file>        also write a Markdown summary (a PR comment)
     --json <file>            also write every row, with each run's value
+    --html <file>            also write a differential flame graph (the new
+                             runs; red slower, blue faster, grey no change)
     --fail-on-undecided      exit 3 when the verdict is undecided
     --min-share <pct>        test only times of at least this share of the
                              window on one side (default 0.5)
@@ -691,10 +693,10 @@ function diff(positionals, v, io) {
   else if (positionals.length || !base.length || !next.length) {
     throw new UsageError('diff: give the base and the new traces: wasmtrace diff <base dir|file> <new dir|file>, or --base F... --new F...');
   }
-  let res;
+  let res, sides;
   try {
     const threshold = parseThreshold(v.threshold ?? '2%,1ms');
-    const sides = [['base', base], ['new', next]].map(([side, paths]) => readSide(sideFiles(paths, side), side, { session: v.session }));
+    sides = [['base', base], ['new', next]].map(([side, paths]) => readSide(sideFiles(paths, side), side, { session: v.session }));
     const minShare = v['min-share'] !== undefined ? Number(String(v['min-share']).replace(/%$/, '')) : 0.5;
     if (!(minShare >= 0 && minShare <= 100)) throw new DiffError(`--min-share: '${v['min-share']}' is not a percentage from 0 to 100`);
     res = compare(sides[0], sides[1], { threshold, minShare });
@@ -707,6 +709,7 @@ function diff(positionals, v, io) {
   io.out(textDiff(res, { top, title: `wasmtrace diff: ${res.runs.base} base vs ${res.runs.new} new` }));
   if (v.markdown) writeFileSync(v.markdown, `${markdownDiff(res, { top })}\n`);
   if (v.json) writeFileSync(v.json, `${jsonDiff(res)}\n`);
+  if (v.html) writeFileSync(v.html, htmlDiff(res, sides[1], { title: `wasmtrace diff: ${res.runs.base} base vs ${res.runs.new} new` }));
   return diffStatus(res, { failOnUndecided: v['fail-on-undecided'] });
 }
 

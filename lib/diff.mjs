@@ -23,6 +23,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalFunctionName } from './names.mjs';
 import { readProfile, realDepth } from './profile.mjs';
+import { htmlReport } from './report.mjs';
 import { benjaminiHochberg, blockSe, mannWhitney, mean, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
 
@@ -371,6 +372,34 @@ export function markdownDiff(res, { top = 20 } = {}) {
     for (const r of rows) out.push(`| ${rowCells(r, res.unit).map(mdCell).join(' | ')} |`);
   }
   return out.join('\n');
+}
+
+const COLOURS = { slower: '#e0524a', faster: '#4a86e0', other: '#cfcfd4' };
+
+/**
+ * A differential flame graph (one self-contained page, report's renderer):
+ * the new build's call trees, its runs merged per thread (widths: its
+ * samples), each function coloured by the verdict on its total time: red
+ * slower, blue faster, grey where no difference was shown.
+ */
+export function htmlDiff(res, next, { title = 'wasmtrace diff' } = {}) {
+  const threads = new Map();
+  for (const { profile } of next) {
+    for (const t of profile.threads) {
+      if (!threads.has(t.name)) threads.set(t.name, { tid: threads.size, name: t.name, samples: [], scopes: [] });
+      const into = threads.get(t.name).samples;
+      for (const s of t.samples) into.push(s);
+    }
+  }
+  const merged = { format: next[0]?.profile.format ?? 'chrome', session: next[0]?.profile.session ?? null, intervalUs: next[0]?.profile.intervalUs ?? null, stats: null, threads: [...threads.values()] };
+  const colours = {};
+  for (const r of res.rows) {
+    if (r.kind !== 'total') continue;
+    colours[r.name] = r.verdict === 'slower' ? COLOURS.slower : r.verdict === 'faster' ? COLOURS.faster : COLOURS.other;
+  }
+  const legend = `${res.verdict.toUpperCase()}: the new build's ${res.runs.new} run(s) merged (widths: their samples); ` +
+    'red: total time slower, blue: faster (q <= 0.05, past the threshold), grey: no difference shown';
+  return htmlReport(merged, { title, colours, legend });
 }
 
 /** The JSON output (per-run values included). */

@@ -51,6 +51,8 @@
   // Deterministic warm colours (red..yellow), so a function keeps its colour
   // across threads and reloads.
   function colour(name) {
+    // A diff's page colours each function by its verdict (lib/diff.mjs).
+    if (data.colours && Object.prototype.hasOwnProperty.call(data.colours, name)) return data.colours[name];
     if (name === '(waiting)') return '#b8c4d6'; // blocked, not running: cool grey
     var h = 2166136261;
     for (var i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
@@ -241,6 +243,7 @@
     if (data.file) box.appendChild(el('p', { class: 'meta' }, data.file));
     box.appendChild(el('p', { class: 'meta' }, data.description + '; ' + data.threads.length + ' threads'));
     if (data.drops) box.appendChild(el('p', { class: 'meta' }, data.drops));
+    if (data.legend) box.appendChild(el('p', { class: 'meta' }, data.legend));
     var bar = el('div', { class: 'toolbar' });
     var nav = el('nav');
     data.threads.forEach(function (t) { nav.appendChild(el('a', { href: '#thread-' + t.tid }, t.name)); });

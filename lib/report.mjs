@@ -150,12 +150,15 @@ function packTree(root, strings, index) {
 }
 
 /** The data the HTML page renders (also handy for tests). */
-export function reportData(profile, { title = 'wasmtrace report', file = null, top = 50 } = {}) {
+export function reportData(profile, { title = 'wasmtrace report', file = null, top = 50, colours = null, legend = null } = {}) {
   const strings = [];
   const index = new Map();
   return {
     title,
     file,
+    // A diff's page (lib/diff.mjs): a colour per function name, and what they mean.
+    colours,
+    legend,
     format: profile.format,
     description: describeProfile(profile),
     drops: describeDrops(profile),

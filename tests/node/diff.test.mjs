@@ -158,6 +158,20 @@ describe('wasmtrace diff, the command', () => {
     assert.equal(j.verdict, 'slower');
     assert.deepEqual(j.rows.find((x) => x.kind === 'self' && x.name === 'sort').newRuns, [700, 709, 700, 709, 700]);
   });
+  test('--html: a differential flame graph of the new runs, each function coloured by its verdict', async () => {
+    const html = join(tmp, 'diff.html');
+    const r = await cli(base, next, '--html', html);
+    assert.equal(r.status, 1, r.text);
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(html, 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="wasmtrace-data">([\s\S]*?)<\/script>/.exec(page)[1]);
+    assert.equal(data.colours.sort, '#e0524a'); // slower: red
+    assert.equal(data.colours.parse, '#cfcfd4'); // no difference: grey
+    assert.match(data.legend, /^SLOWER: the new build's 5 run\(s\) merged/);
+    // The new side's runs merged: main's tree holds all 5 runs' samples.
+    const main = data.threads.find((t) => t.name === 'main');
+    assert.equal(main.total, 5 * (1000 + 300) + 700 * 3 + 709 * 2 + 7 * (0 + 1 + 2 + 0 + 1));
+  });
   test('the same runs on both sides: nothing flagged, exit 0', async () => {
     const r = await cli(base, base);
     assert.equal(r.status, 0, r.text);
