@@ -118,7 +118,8 @@ describe('wasmtrace record', () => {
     const r = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--config', config, '--out', join(out, 'heap'), ...PATIENT);
     assert.equal(r.status, 0, r.all);
     assert.match(r.stdout, /session 'heap': stopped, firefox trace .*heap\.json\.gz/);
-    assert.match(r.stdout, /\n {2}heap: [1-9]\d* sampled allocations \(every 4\.0 KiB on average\), ~[\d.]+ MiB live at the peak, ~[\d.]+ MiB at stop \(by site: wasmtrace report --heap\)/);
+    // (Live at stop depends on the toolchain: 3.1.6's pthread stacks stay allocated, 3.1.69's are gone.)
+    assert.match(r.stdout, /\n {2}heap: [1-9]\d* sampled allocations \(every 4\.0 KiB on average\), ~[\d.]+ MiB live at the peak, ~[\d.]+ (B|KiB|MiB) at stop \(by site: wasmtrace report --heap\)/);
     const file = join(out, 'heap/heap.json.gz');
     const rep = await wasmtrace('report', file, '--heap');
     assert.equal(rep.status, 0, rep.all);
