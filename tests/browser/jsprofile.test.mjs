@@ -73,12 +73,27 @@ describe(`the main thread's JS profile in ${testBrowser} (${wasmBuildDir})`, () 
     });
     t.diagnostic(`samples: ${counts.join(', ')}`);
     // The windows start together (the startup phases) and end at each
-    // session's stop: each count lies between chrome's samples up to the
-    // earliest stop and up to the latest.
+    // session's stop. The timestamps come from the timestamped session
+    // (chrome or firefox) that stopped last: its samples are a superset of
+    // every earlier-stopping session's (chrome's own end at its stop, so
+    // they cannot bound a session that stopped after it). Each count lies between those
+    // samples up to the earliest stop and up to the latest (folded, without
+    // timestamps, may stop after both: then only the lower bound is known).
     const stops = SESSIONS.map(({ name }) => readProfile(byName.get(name).bytes).stats.stopTimeUs);
-    const ts = chrome.threads.find((x) => x.name === JS_THREAD_NAME).samples.map((x) => x.ts);
+    const timed = [0, 1].sort((a, b) => stops[b] - stops[a])[0];
+    // Firefox times count from the session's start (stats.startTimeUs);
+    // chrome's and the stops are on the page's clock.
+    const timedProfile = readProfile(byName.get(SESSIONS[timed].name).bytes);
+    const base = SESSIONS[timed].format === 'firefox' ? timedProfile.stats.startTimeUs : 0;
+    assert.ok(Number.isFinite(base), 'the firefox trace has no startTimeUs');
+    const ts = timedProfile.threads.find((x) => x.name === JS_THREAD_NAME).samples.map((x) => x.ts + base);
     const upTo = (stop) => ts.filter((x) => x <= stop).length;
-    for (const n of counts) assert.ok(n >= upTo(Math.min(...stops)) && n <= upTo(Math.max(...stops)), `counts ${counts}, stops ${stops}`);
+    const minStop = Math.min(...stops);
+    counts.forEach((n, i) => {
+      const why = `${SESSIONS[i].name}: counts ${counts}, stops ${stops}, timestamps of ${SESSIONS[timed].name}`;
+      assert.ok(n >= upTo(minStop), why);
+      if (stops[i] <= stops[timed]) assert.ok(n <= upTo(stops[timed]), why);
+    });
     assert.ok(counts[0] >= 20, `only ${counts[0]} samples at 10 ms over the startup`);
   });
 
