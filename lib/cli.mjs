@@ -30,6 +30,9 @@ usage:
   wasmtrace record <build dir | page.html | URL> [options]
   wasmtrace report <trace file> [--html out.html] [options]
   wasmtrace diff <base traces> <new traces> [options]
+  wasmtrace convert <trace file> --to pprof [-o out.pb.gz] [--heap]
+  wasmtrace flags --cflags | --ldflags [--heap] [--build]
+  wasmtrace deps
 
 record: loads the page in headless Chromium or Firefox (a directory is
 served on 127.0.0.1 with the cross-origin isolation headers pthreads need),
@@ -113,6 +116,25 @@ slower?"). Exit status: 1 if anything got slower, 0 if not, 2 on bad input.
                              window on one side (default 0.5)
     --session <name>         compare this session's traces (a directory
                              with traces of several sessions)
+
+convert: a trace as a gzip'd pprof profile (go tool pprof, Pyroscope,
+Parca, speedscope): every thread's CPU samples, the thread a label.
+    -o, --out <file>         where (default: the trace's name + .pb.gz)
+    --heap                   the sampled heap instead (alloc_space,
+                             inuse_space at stop, peak_space)
+    --thread <name>          only this thread
+
+flags: the compile and link flags for plain emcc, pkg-config style, of the
+library built once with your emcc (wasmtrace flags --build does that).
+    --cflags | --ldflags     which (--heap adds the allocator shim)
+    --build                  build the library now (emcmake cmake; once per
+                             emcc version), then print what is asked
+  It lives under ~/.cache/wasmtrace ($WASMTRACE_CACHE), with the pkg-config
+  files wasmtrace.pc and wasmtrace-heap.pc (PKG_CONFIG_PATH=<it>/lib/pkgconfig).
+
+deps: fetches the cJSON and zlib sources the library compiles with into
+~/.cache/wasmtrace/deps ($WASMTRACE_DEPS_DIR; apt-get source on Debian and
+Ubuntu), where CMake (add_subdirectory) and flags --build find them.
 
 diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
   wasmtrace serve [--port 9777] [--host 127.0.0.1] [--token T] [--allow-origin O]
@@ -687,6 +709,68 @@ function report(positionals, v, io) {
   return 0;
 }
 
+// convert's errors are the input's: one line, exit status 2 (issue 27).
+async function convert(positionals, v, io) {
+  if (positionals.length !== 1) throw new UsageError('convert: give one trace file');
+  const to = v.to ?? '';
+  if (to !== 'pprof') throw new UsageError(to ? `convert: cannot convert to '${to}' (formats: pprof)` : 'convert: say what to: --to pprof');
+  const file = positionals[0];
+  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`convert: no file '${file}'`);
+  const out = v.out ?? `${file.replace(/\.gz$/, '').replace(/\.(json|folded|txt)$/, '')}${v.heap ? '.heap' : ''}.pb.gz`;
+  if (resolve(out) === resolve(file)) throw new UsageError(`convert: the output would overwrite the trace '${file}': give --out`);
+  const { toPprof } = await import('./pprof.mjs'); // pprof-format: only convert needs it
+  let bytes, profile;
+  try {
+    profile = readProfile(readFileSync(file), { format: v.format });
+    bytes = toPprof(profile, { kind: v.heap ? 'heap' : 'cpu', thread: v.thread });
+  } catch (e) {
+    io.err(`wasmtrace convert: cannot convert ${file}: ${String(e.message || e).split('\n')[0]}`);
+    return 2;
+  }
+  writeFileSync(out, bytes);
+  const what = v.heap ? 'heap profile (alloc_space, inuse_space, peak_space)' : `CPU profile of ${v.thread !== undefined ? `thread '${printable(v.thread)}'` : `${profile.threads.length} threads`}`;
+  io.out(`pprof ${what}: ${out} (${bytes.length} bytes)`);
+  io.out(`open it: go tool pprof -http=: ${out}   or drop it on speedscope`);
+  return 0;
+}
+
+// flags and deps: the native library of an installed package (lib/native.mjs).
+async function flags(positionals, v, io) {
+  if (positionals.length) throw new UsageError(`flags: unexpected '${positionals[0]}' (wasmtrace flags --cflags | --ldflags [--heap] [--build])`);
+  if (!v.cflags && !v.ldflags && !v.build) throw new UsageError('flags: say which: --cflags, --ldflags (or --build)');
+  const native = await import('./native.mjs');
+  try {
+    if (v.build) native.buildLibrary({ progress: (l) => io.err(`wasmtrace: ${l}`) });
+    if (!v.cflags && !v.ldflags) {
+      const { prefix } = native.libraryFlags();
+      io.err(`wasmtrace: built: ${prefix} (wasmtrace flags --cflags / --ldflags print its flags)`);
+      return 0;
+    }
+    const f = native.libraryFlags({ heap: !!v.heap });
+    io.out([v.cflags ? f.cflags : '', v.ldflags ? f.ldflags : ''].filter(Boolean).join(' '));
+    return 0;
+  } catch (e) {
+    if (!(e instanceof native.NativeError)) throw e;
+    io.err(`wasmtrace flags: ${e.message}`);
+    return 1;
+  }
+}
+
+async function deps(positionals, v, io) {
+  if (positionals.length) throw new UsageError(`deps: unexpected '${positionals[0]}'`);
+  const native = await import('./native.mjs');
+  try {
+    const d = native.ensureDeps({ progress: (l) => io.err(`wasmtrace: ${l}`) });
+    io.out(`cJSON: ${d.cjson}`);
+    io.out(`zlib:  ${d.zlib}`);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof native.NativeError)) throw e;
+    io.err(`wasmtrace deps: ${e.message}`);
+    return 1;
+  }
+}
+
 function diff(positionals, v, io) {
   let base = v.base ?? [], next = v.new ?? [];
   if (positionals.length === 2 && !base.length && !next.length) [base, next] = [[positionals[0]], [positionals[1]]];
@@ -791,6 +875,12 @@ const OPTIONS = {
   session: { type: 'string' },
   repeat: { type: 'string' },
   'min-share': { type: 'string' },
+  // convert
+  to: { type: 'string' },
+  // flags
+  cflags: { type: 'boolean' },
+  ldflags: { type: 'boolean' },
+  build: { type: 'boolean' },
 };
 
 /**
@@ -819,8 +909,11 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     if (command === 'record') return v.repeat !== undefined ? await recordRepeat(rest, v, io) : await record(rest, v, io);
     if (command === 'report') return report(rest, v, io);
     if (command === 'diff') return diff(rest, v, io);
+    if (command === 'convert') return await convert(rest, v, io);
+    if (command === 'flags') return await flags(rest, v, io);
+    if (command === 'deps') return await deps(rest, v, io);
     if (['serve', 'pages', 'collect', 'resume'].includes(command)) return await remote(command, rest, v, io);
-    throw new UsageError(`unknown command '${command}' (record, report, diff, serve, pages, collect, resume)`);
+    throw new UsageError(`unknown command '${command}' (record, report, diff, convert, flags, deps, serve, pages, collect, resume)`);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);

@@ -1,0 +1,212 @@
+// The package a user installs (issue 27), from a scratch project outside
+// this repository that sees nothing of it but the tarball `npm pack` makes:
+// install it with npm, fetch the cJSON and zlib sources with `npx wasmtrace
+// deps`, build one small pthread app each of the three documented ways with
+// the emcc on PATH, and `npx wasmtrace record` each in the browser under
+// test:
+//   - CMake: add_subdirectory(node_modules/wasmtrace) and the wasmtrace target;
+//   - plain emcc: `npx wasmtrace flags --build`, then --cflags / --ldflags;
+//   - the Emscripten port file (--use-port=.../wasmtrace.py, Emscripten >=
+//     3.1.54: the 3.1.69 pass), with its options, and an unknown option
+//     rejected by name.
+// The test runs once per toolchain pass (3.1.6 and 3.1.69).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readProfile, functionTable } from '../../lib/profile.mjs';
+import { recordArgs } from '../lib/test-browser.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const scratch = mkdtempSync(join(tmpdir(), 'wasmtrace-consumer-'));
+const project = join(scratch, 'app');
+const env = {
+  ...process.env,
+  NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs',
+  PUPPETEER_SKIP_DOWNLOAD: '1',
+  // Everything the package fetches or builds stays in the scratch directory.
+  WASMTRACE_DEPS_DIR: join(scratch, 'deps'),
+  WASMTRACE_CACHE: join(scratch, 'cache'),
+};
+
+function run(cmd, args, options = {}) {
+  return new Promise((ok) => {
+    execFile(cmd, args, { cwd: project, env, maxBuffer: 64 << 20, ...options }, (error, stdout, stderr) => {
+      ok({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, all: `${stdout}\n${stderr}` });
+    });
+  });
+}
+async function mustRun(cmd, args, options) {
+  const r = await run(cmd, args, options);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.all.slice(-4000)}`);
+  return r;
+}
+const npx = (...args) => run('npx', ['--no-install', 'wasmtrace', ...args]);
+
+// The scratch app: two pthreads in a named hot function, main waiting.
+const APP_C = `#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <wasmtrace/wasmtrace.h>
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static uint64_t consumer_crunch(uint64_t seed) {
+  uint64_t x = seed;
+  for (int i = 0; i < 300000000; i++) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return x;
+}
+
+static void *consumer_worker(void *arg) {
+  WT_THREAD_NAME("crunch");
+  sink += consumer_crunch((uint64_t)(uintptr_t)arg);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, consumer_worker, (void *)(uintptr_t)(i + 1));
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  printf("consumer done %llu\\n", (unsigned long long)sink);
+  return 0;
+}
+`;
+const INDEX_HTML = `<!doctype html><meta charset="utf-8"><title>consumer</title>
+<script>var Module = { postRun: [function () { window.appDone = true; }] };</script>
+<script src="app.js"></script>
+`;
+// 2 app threads + 1 for the wasmtrace worker; function names kept.
+const APP_LINK = ['-O2', '-sPTHREAD_POOL_SIZE=3', '-sINITIAL_MEMORY=64MB', '--profiling-funcs'];
+
+let emccVersion = null;
+const versionAtLeast = (v, min) => {
+  const a = v.split('.').map(Number), b = min.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] > b[i];
+  return true;
+};
+
+/** Records the app in `dir` with the installed CLI; returns the profile of its trace. */
+async function recordApp(dir, name) {
+  writeFileSync(join(dir, 'index.html'), INDEX_HTML);
+  const r = await npx('record', dir, '--wait-for', 'window.appDone === true', '--startup', '20s',
+    '--out', join(scratch, 'traces', name), '--load-timeout', '120s', '--timeout', '120s', ...recordArgs);
+  assert.equal(r.status, 0, r.all);
+  const file = join(scratch, 'traces', name, 'startup.json.gz');
+  assert.ok(existsSync(file), `no trace at ${file}:\n${r.all}`);
+  return readProfile(readFileSync(file));
+}
+
+/** The crunch threads ran consumer_crunch, by its name. */
+function assertCrunched(profile) {
+  const crunch = profile.threads.filter((t) => t.name === 'crunch');
+  assert.equal(crunch.length, 2, `threads: ${profile.threads.map((t) => t.name).join(', ')}`);
+  for (const t of crunch) {
+    const top = functionTable(t)[0];
+    assert.equal(top?.name, 'consumer_crunch', `crunch's top function: ${JSON.stringify(top)}`);
+  }
+}
+
+describe('the npm package, installed into a project outside the repository', () => {
+  before(async () => {
+    const v = await run('emcc', ['--version'], { cwd: scratch });
+    emccVersion = /(\d+\.\d+\.\d+)/.exec(v.stdout)?.[1] ?? null;
+    assert.ok(emccVersion, `no emcc on PATH: ${v.all}`);
+    mkdirSync(project, { recursive: true });
+    const pack = await mustRun('npm', ['pack', '--pack-destination', scratch, '--loglevel=error'], { cwd: root });
+    const tarball = join(scratch, pack.stdout.trim().split('\n').pop());
+    assert.ok(existsSync(tarball), `npm pack wrote no ${tarball}`);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    await mustRun('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', '-D', tarball]);
+    writeFileSync(join(project, 'app.c'), APP_C);
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  test('the tarball holds the library\'s sources and tools, and nothing of the repository\'s tests', () => {
+    const pkg = join(project, 'node_modules/wasmtrace');
+    for (const f of ['bin/wasmtrace.mjs', 'lib/index.mjs', 'lib/index.d.ts', 'js/playwright.mjs', 'js/playwright.d.ts',
+      'config/wasmtrace.schema.json', 'CMakeLists.txt', 'cmake/wasmtraceConfig.cmake.in', 'cmake/wasmtrace.pc.in',
+      'native/include/wasmtrace/wasmtrace.h', 'native/src/worker.c', 'port/wasmtrace.py']) {
+      assert.ok(existsSync(join(pkg, f)), `the package has no ${f}`);
+    }
+    for (const d of ['tests', 'samples', 'bench', 'docs', 'scripts', '.deps', 'build']) {
+      assert.ok(!existsSync(join(pkg, d)), `the package ships ${d}/`);
+    }
+    assert.equal(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).private, undefined);
+  });
+
+  test('the CLI answers, and flags before the library is built says how to build it', async () => {
+    const v = await npx('--version');
+    assert.equal(v.status, 0, v.all);
+    assert.equal(v.stdout.trim(), JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
+    const f = await npx('flags', '--cflags');
+    assert.equal(f.status, 1, f.all);
+    assert.match(f.stderr, new RegExp(`^wasmtrace flags: the library is not built for emcc ${emccVersion.replace(/\./g, '\\.')} .*run 'npx wasmtrace flags --build' once`));
+  });
+
+  test('deps fetches the cJSON and zlib sources into the cache', async () => {
+    const r = await npx('deps');
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stdout, new RegExp(`cJSON: ${env.WASMTRACE_DEPS_DIR}/cjson-[^/\\n]+\\nzlib: +${env.WASMTRACE_DEPS_DIR}/zlib-`));
+  });
+
+  test('CMake: add_subdirectory of the installed package; the app is recorded', async () => {
+    const dir = join(project, 'cmake-app');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'CMakeLists.txt'), `cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+add_subdirectory(\${CMAKE_SOURCE_DIR}/../node_modules/wasmtrace wasmtrace)
+add_executable(app ../app.c)
+target_link_libraries(app PRIVATE wasmtrace)
+wasmtrace_instrument(app)
+target_link_options(app PRIVATE ${APP_LINK.join(' ')})
+set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${CMAKE_BINARY_DIR}/site")
+`);
+    await mustRun('emcmake', ['cmake', '-S', dir, '-B', join(dir, 'build'), '-DCMAKE_BUILD_TYPE=Release']);
+    await mustRun('cmake', ['--build', join(dir, 'build')]);
+    assertCrunched(await recordApp(join(dir, 'build/site'), 'cmake'));
+  });
+
+  test('plain emcc: flags --build, then --cflags and --ldflags; the app is recorded', async () => {
+    const b = await npx('flags', '--build');
+    assert.equal(b.status, 0, b.all);
+    assert.match(b.stderr, new RegExp(`building wasmtrace .* with emcc ${emccVersion.replace(/\./g, '\\.')} into ${env.WASMTRACE_CACHE}/`));
+    const cflags = (await npx('flags', '--cflags')).stdout.trim();
+    const ldflags = (await npx('flags', '--ldflags')).stdout.trim();
+    assert.match(cflags, /^-pthread -I\/\S+\/include$/);
+    assert.match(ldflags, /libwasmtrace\.a .*--js-library \S+wasmtrace_library\.js .*-Wl,--wrap=pthread_create/);
+    // pkg-config reads the same file the same way (when it is installed).
+    const pc = await run('pkg-config', ['--libs', 'wasmtrace'], { env: { ...env, PKG_CONFIG_PATH: join(cflags.split('-I')[1], '../lib/pkgconfig') } });
+    if (pc.status === 0) assert.equal(pc.stdout.trim().replace(/\/lib\/pkgconfig\/\.\.\/\.\./g, ''), ldflags);
+    const site = join(project, 'flags-app');
+    mkdirSync(site, { recursive: true });
+    const split = (s) => s.split(/\s+/).filter(Boolean);
+    await mustRun('emcc', ['-O2', ...split(cflags), '-finstrument-functions-after-inlining', '-c', 'app.c', '-o', join(site, 'app.o')]);
+    await mustRun('emcc', [join(site, 'app.o'), '-o', join(site, 'app.js'), ...split(ldflags), ...APP_LINK]);
+    assertCrunched(await recordApp(site, 'flags'));
+  });
+
+  test('the Emscripten port: --use-port with options; an unknown option is rejected by name', async (t) => {
+    if (!versionAtLeast(emccVersion, '3.1.54')) {
+      t.skip(`emcc ${emccVersion} has no external ports (--use-port=<file>.py: 3.1.54 and later)`);
+      return;
+    }
+    const port = join(project, 'node_modules/wasmtrace/port/wasmtrace.py');
+    const site = join(project, 'port-app');
+    mkdirSync(site, { recursive: true });
+    const use = `--use-port=${port}:instrument=after-inlining:heap=1`;
+    await mustRun('emcc', ['-O2', '-pthread', use, '-c', 'app.c', '-o', join(site, 'app.o')]);
+    await mustRun('emcc', [join(site, 'app.o'), '-o', join(site, 'app.js'), '-pthread', use, ...APP_LINK]);
+    const profile = await recordApp(site, 'port');
+    assertCrunched(profile);
+    const bad = await run('emcc', [`--use-port=${port}:colour=blue`, '-c', 'app.c', '-o', join(site, 'bad.o')]);
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /`colour` is not supported; available options are .*instrument.*heap/);
+    const badValue = await run('emcc', [`--use-port=${port}:instrument=some`, '-c', 'app.c', '-o', join(site, 'bad.o')]);
+    assert.notEqual(badValue.status, 0);
+    assert.match(badValue.stderr, /instrument=some: expected one of none, after-inlining, full/);
+    assert.ok(!readdirSync(site).includes('bad.o'));
+  });
+});
