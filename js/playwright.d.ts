@@ -131,7 +131,8 @@ export interface CollectedTrace {
   stopMs?: number;
   /** MIME type of the trace Blob. */
   type?: string;
-  bytes?: Buffer;
+  /** The trace file (a Node Buffer, which is a Uint8Array). */
+  bytes?: Uint8Array;
   /** Absolute path of the written file, when outDir was given. */
   file?: string;
   /** The parsed trace, when parse is true (default). */

@@ -45,6 +45,13 @@ export interface WasmtraceSessionConfig {
   maxBufferKB?: number;
   /** "stop" (default) drops new data when full, "ring" drops the oldest. */
   whenFull?: 'stop' | 'ring';
+  /** Built-in counters (wasm heap bytes, malloc bytes in use, live threads). Default on, every 10 ms. */
+  counters?: { enabled?: boolean; /** 1..60000, default 10 */ intervalMs?: number };
+  /**
+   * Sampled heap profiling (the app linked with the allocator shim wasmtrace_heap): present means on.
+   * sampleBytes: the mean bytes between samples, 1..2^30, default 524288.
+   */
+  heap?: { enabled?: boolean; sampleBytes?: number };
   /** Replace `output` if it exists (never allowed from the URL parameter). Default false. */
   overwrite?: boolean;
   /** Copy the output to the diagnostic server as it is written; set by the shim for sessions a tool starts. Default false. */

@@ -77,6 +77,25 @@ export interface StartupTimeline {
 /** The startup timeline of a stats record, or null (lib/profile.mjs). */
 export function startupOf(stats: Record<string, any> | null | undefined): StartupTimeline | null;
 
+/** The moments a reader asks for first, in microseconds since navigation start (null when the timeline lacks one). */
+export interface StartupMomentsResult {
+  main: number | null;
+  ready: number | null;
+  /** Pool workers ready before main(), and when the last of them was. */
+  workers: number;
+  workersReadyAt: number | null;
+  /** The wasm fetch and its compile, with their durations (microseconds). */
+  wasmFetch: { name: string; dur: number } | null;
+  compile: { name: string; dur: number } | null;
+}
+export function startupMoments(timeline: StartupTimeline | null): StartupMomentsResult;
+/** The share of [0, until] (microseconds; default main() entry) the timeline's spans cover, 0..1. */
+export function startupCoverage(timeline: StartupTimeline | null, until?: number | null): number;
+/** One line: "fetch app.wasm 152 ms, compile + instantiate (streaming) 11.5 ms, ..., main() at 688 ms"; null without a timeline. */
+export function startupSummary(timeline: StartupTimeline | null): string | null;
+/** The startup waterfall as text lines (a bar per phase on one scale). */
+export function startupWaterfall(timeline: StartupTimeline | null, options?: { width?: number; printable?: (s: string) => string }): string[];
+
 /**
  * Why a trace file cannot be read: one line naming the problem (the field,
  * the index, the limit) and what to do. Every refusal of readProfile is one.
@@ -169,7 +188,7 @@ export function addJsProfile(trace: Uint8Array, profile: unknown, options?: {
   /** Each module by its URL (as the profile's resources name it). */
   wasmModules?: Map<string, Uint8Array> | null;
 }): {
-  bytes: Buffer | Uint8Array;
+  bytes: Uint8Array;
   /** Samples of "main (JS)" added. */
   added: number;
   /** The workers' threads added ("worker N (JS)"), with their samples. */
@@ -196,3 +215,14 @@ export function readJsProfile(profile: unknown, options?: {
 };
 /** offset -> wasm function index of the module's code (null when out of range), or null for bytes it cannot read. */
 export function wasmFunctionLocator(bytes: Uint8Array): ((offset: number) => number | null) | null;
+
+/**
+ * The profile as a gzip-compressed pprof file (profile.proto: go tool pprof,
+ * Pyroscope, Parca, speedscope). kind 'cpu' (default): every thread's CPU
+ * samples, values [samples, cpu nanoseconds], labels "thread" and
+ * "thread_id" ("state": waiting or partial stack). kind 'heap' (a firefox
+ * trace of a session with "heap"): alloc_space, inuse_space and peak_space
+ * in bytes. thread keeps one thread. Throws a TraceError when there is
+ * nothing to convert.
+ */
+export function toPprof(profile: Profile, options?: { kind?: 'cpu' | 'heap'; thread?: string | number }): Uint8Array;

@@ -7,3 +7,4 @@ export { startupSummary, startupWaterfall, startupCoverage, startupMoments } fro
 export { textReport, htmlReport, reportData } from './report.mjs';
 export { serve } from './serve.mjs';
 export { addJsProfile, readJsProfile, wasmFunctionLocator, isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
+export { toPprof } from './pprof.mjs';
