@@ -1,7 +1,10 @@
 // What `npm pack` would publish: the CLI, the Node API, the Playwright
-// helper, the JS shim with its types and the config schema; nothing else
-// (no tests, native sources, build trees or samples), and every file a
-// packaged module imports is packaged too.
+// helper, the JS shim with its types, the config schema, and the library's
+// native sources with the CMake files, pkg-config templates and port file
+// that build it with the user's emcc; nothing else (no tests, build trees,
+// samples or docs), and every file a packaged module imports, and every
+// native source, is packaged too. (tests/browser/package.test.mjs installs
+// the tarball and builds with it.)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -39,8 +42,19 @@ const REQUIRED = [
   'js/wasmtrace_server.js',
   'js/wasmtrace_server_worker.js',
   'config/wasmtrace.schema.json',
+  'lib/pprof.mjs',
+  'lib/native.mjs',
+  'CMakeLists.txt',
+  'cmake/wasmtraceConfig.cmake.in',
+  'cmake/wasmtrace.pc.in',
+  'cmake/wasmtrace-heap.pc.in',
+  'port/wasmtrace.py',
+  'native/include/wasmtrace/wasmtrace.h',
+  'native/src/worker.c',
+  'native/src/heap_shim.c',
 ];
-const ALLOWED = /^(package\.json|README\.md|LICENSE|bin\/[\w.-]+\.mjs|lib\/[\w.-]+\.(mjs|js|d\.ts)|js\/[\w.-]+\.(js|mjs|d\.ts)|config\/wasmtrace\.schema\.json)$/;
+const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
+  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch])$');
 
 test('npm pack contains everything a user needs', () => {
   for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);
@@ -49,6 +63,12 @@ test('npm pack contains everything a user needs', () => {
 test('npm pack contains nothing else', () => {
   const extra = packed.filter((f) => !ALLOWED.test(f));
   assert.deepEqual(extra, [], `not for users: ${extra.join(', ')}`);
+});
+
+test('every native source of the repository is packaged (the package builds the library)', () => {
+  const sources = execFileSync('git', ['ls-files', 'native/src', 'native/include'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  assert.ok(sources.length > 40, `native sources: ${sources.length}`);
+  for (const f of sources) assert.ok(packed.includes(f), `${f} is not packaged`);
 });
 
 test('bin, exports and types point at packaged files', () => {
@@ -78,4 +98,6 @@ test('every file a packaged module imports is packaged', () => {
 test('the runtime dependencies the CLI needs are dependencies, not devDependencies', () => {
   assert.ok(pkg.dependencies?.['playwright-core'], 'playwright-core in dependencies (record in Chromium)');
   assert.ok(pkg.dependencies?.['puppeteer-core'], 'puppeteer-core in dependencies (record --browser firefox)');
+  assert.ok(pkg.dependencies?.['pprof-format'], 'pprof-format in dependencies (convert --to pprof)');
+  assert.equal(pkg.private, undefined, 'the package is publishable');
 });

@@ -97,7 +97,7 @@ test('the README\'s commands are real: npm scripts, CLI options, files, CMake fu
   assert.ok(pkg.scripts.test, 'npm test');
 
   const help = execFileSync(process.execPath, [join(root, 'bin/wasmtrace.mjs'), '--help'], { encoding: 'utf8' });
-  const commands = readme.split('\n').map((l) => l.match(/(?:^|[\s`])wasmtrace (record|report|serve|pages|collect|resume)\b([^`]*)/)).filter(Boolean);
+  const commands = readme.split('\n').map((l) => l.match(/(?:^|[\s`])wasmtrace (record|report|diff|convert|flags|deps|serve|pages|collect|resume)\b([^`)]*)/)).filter(Boolean);
   assert.ok(commands.length >= 3);
   for (const [, sub, rest] of commands) {
     assert.match(help, new RegExp(`wasmtrace ${sub}\\b`), `wasmtrace ${sub}: not a command`);
@@ -116,16 +116,31 @@ test('the README\'s commands are real: npm scripts, CLI options, files, CMake fu
     if (['add_subdirectory', 'target_link_libraries', 'target_link_options', 'find_package'].includes(fn)) continue;
     assert.match(cmakeSrc, new RegExp(`function\\(${fn}\\b`), `CMake: no function ${fn}`);
   }
-  // The plain-emcc link line: every flag and file is one the guide's
+  // The emcc lines: the flags come from `wasmtrace flags` (the pkg-config
+  // file CMake writes) or the port; every other flag is one the guide's
   // plain-emcc section gives (with its reason).
-  const emcc = sh.split('\n').filter((l) => /^\s*(emcc|\$WT|--|-)/.test(l)).join(' ');
   const guideEmcc = blocks(section(guide, '### Plain emcc'), 'sh').join(' ').replace(/\s+/g, ' ');
-  const flags = [...emcc.matchAll(/(?:^|\s)(-[^\s\\]+|\$WT\/[^\s\\]+)/g)].map((m) => m[1]);
-  assert.ok(flags.length > 15, `plain emcc flags found: ${flags.length}`);
-  for (const f of flags) {
-    if (f === '-finstrument-functions-after-inlining') { assert.ok(guideEmcc.includes(`[${f}]`)); continue; }
-    assert.ok(guideEmcc.includes(f), `README's emcc flag ${f} is not in the guide's plain-emcc commands`);
+  const emccLines = sh.split('\n').filter((l) => /^\s*emcc/.test(l));
+  assert.ok(emccLines.some((l) => l.includes('$(npx wasmtrace flags --cflags)')) && emccLines.some((l) => l.includes('$(npx wasmtrace flags --ldflags)')));
+  const port = emccLines.join(' ').match(/--use-port=node_modules\/wasmtrace\/(port\/wasmtrace\.py)/);
+  assert.ok(port && existsSync(join(root, port[1])), 'the README\'s port line names port/wasmtrace.py');
+  const rest = emccLines.join(' ').replace(/\$\(npx wasmtrace flags --\w+\)/g, '').replace(/--use-port=\S+/g, '').replace(/#.*$/gm, '');
+  for (const [, f] of rest.matchAll(/(?:^|\s)(-[^\s\\]+)/g)) {
+    if (['-c', '-o', '-D', '-O2', '-pthread'].includes(f)) continue;
+    assert.ok(guideEmcc.includes(f.replace(/<your threads \+ 1>/, '')), `README's emcc flag ${f} is not in the guide's plain-emcc commands`);
   }
+  // What `wasmtrace flags` prints (cmake/wasmtrace.pc.in) is the guide's
+  // plain-emcc command, flag for flag, and the other way round.
+  const pc = read('cmake/wasmtrace.pc.in');
+  const field = (k) => pc.match(new RegExp(`^${k}: (.*)$`, 'm'))[1]
+    .replace(/\$\{libdir\}/g, '$WT/lib').replace(/\$\{includedir\}/g, '$WT/include').replace(/\$\{jsdir\}/g, '$WT/share/wasmtrace/js')
+    .replace(/@WT_PC_DEFINES@/, '').split(/\s+/);
+  const pcFlags = [...field('Cflags'), ...field('Libs')];
+  for (const f of pcFlags) assert.ok(guideEmcc.includes(f), `wasmtrace.pc's ${f} is not in the guide's plain-emcc commands`);
+  const guideFlags = [...guideEmcc.matchAll(/(?:^|\s)(-[^\s\\\[\]]+|\$WT\/[^\s\\]+)/g)].map((m) => m[1])
+    .filter((f) => !/^(-c|-o|-O2|--profiling-funcs|-sPTHREAD_POOL_SIZE=.*|-sINITIAL_MEMORY=.*|-finstrument-functions-after-inlining)$/.test(f));
+  assert.ok(guideFlags.length > 15, `plain emcc flags found in the guide: ${guideFlags.length}`);
+  for (const f of guideFlags) assert.ok(pcFlags.includes(f), `the guide's plain-emcc ${f} is not in cmake/wasmtrace.pc.in (wasmtrace flags)`);
 });
 
 test('the README\'s examples call what exists: JS API, Playwright helper, C macros', () => {
