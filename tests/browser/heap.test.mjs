@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { Profile } from 'pprof-format';
 import { HEAP_UNLINKED, heapNote, heapView, siteOf } from '../../lib/heap.mjs';
 import { readProfile } from '../../lib/profile.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
@@ -134,6 +135,29 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
     assert.equal(lines.reduce((a, m) => a + Number(m[2]), 0), view.peak.bytes);
     const grow = lines.filter((m) => m[1].startsWith('main;') && m[1].endsWith(';grow_memory'));
     assert.equal(grow.reduce((a, m) => a + Number(m[2]), 0), 64 * 1024 * 1024, lines.map((m) => m[0]).join('\n'));
+  });
+
+  test('convert --to pprof --heap: each site\'s bytes to the byte, read back by pprof-format\'s decoder', async () => {
+    const file = join(tmp, `${allocator}-pprof.json.gz`), out = join(tmp, `${allocator}.heap.pb.gz`);
+    writeFileSync(file, bytes);
+    await new Promise((ok, fail) => execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'convert', file, '--to', 'pprof', '--heap', '-o', out],
+      (e, stdout, stderr) => (e ? fail(new Error(`${e.message}\n${stderr}`)) : ok(stdout))));
+    const p = Profile.decode(gunzipSync(readFileSync(out)));
+    const str = (i) => p.stringTable.strings[Number(i)];
+    assert.deepEqual(p.sampleType.map((t) => str(t.type)), ['alloc_space', 'inuse_space', 'peak_space']);
+    const fn = new Map(p.function.map((f) => [Number(f.id), str(f.name)]));
+    const leaf = new Map(p.location.map((l) => [Number(l.id), fn.get(Number(l.line[0].functionId))]));
+    const bySite = new Map();
+    for (const sm of p.sample) {
+      const site = leaf.get(Number(sm.locationId[0]));
+      const v = bySite.get(site) ?? [0, 0, 0];
+      sm.value.forEach((x, i) => { v[i] += Number(x); });
+      bySite.set(site, v);
+    }
+    for (const [site, live] of Object.entries(expect.live)) assert.equal(bySite.get(site)?.[1] ?? 0, live, `inuse_space: ${site}`);
+    for (const [site, allocated] of Object.entries(expect.allocated)) assert.equal(bySite.get(site)?.[0], allocated, `alloc_space: ${site}`);
+    assert.equal(bySite.get(expect.peakSite)[2], 64 << 20, 'peak_space of the peak\'s site');
+    assert.equal([...bySite.values()].reduce((a, v) => a + v[2], 0), view.peak.bytes);
   });
 });
 

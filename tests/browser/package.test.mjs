@@ -81,6 +81,9 @@ const INDEX_HTML = `<!doctype html><meta charset="utf-8"><title>consumer</title>
 // 2 app threads + 1 for the wasmtrace worker; function names kept.
 const APP_LINK = ['-O2', '-sPTHREAD_POOL_SIZE=3', '-sINITIAL_MEMORY=64MB', '--profiling-funcs'];
 
+// The typescript the repository checks its own types with (package.json).
+const TS_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies.typescript;
+
 let emccVersion = null;
 const versionAtLeast = (v, min) => {
   const a = v.split('.').map(Number), b = min.split('.').map(Number);
@@ -96,6 +99,9 @@ async function recordApp(dir, name) {
   assert.equal(r.status, 0, r.all);
   const file = join(scratch, 'traces', name, 'startup.json.gz');
   assert.ok(existsSync(file), `no trace at ${file}:\n${r.all}`);
+  const rep = await npx('report', file, '--thread', 'crunch', '--top', '3');
+  assert.equal(rep.status, 0, rep.all);
+  assert.match(rep.stdout, /by self time:\n.*\n\s+[\d.]+\s+[\d.]+%.*consumer_crunch\n/);
   return readProfile(readFileSync(file));
 }
 
@@ -144,6 +150,46 @@ describe('the npm package, installed into a project outside the repository', () 
     const f = await npx('flags', '--cflags');
     assert.equal(f.status, 1, f.all);
     assert.match(f.stderr, new RegExp(`^wasmtrace flags: the library is not built for emcc ${emccVersion.replace(/\./g, '\\.')} .*run 'npx wasmtrace flags --build' once`));
+  });
+
+  test('the Node API, the Playwright helper, the schema and the types resolve from the installed package', async () => {
+    const r = await run(process.execPath, ['--input-type=module', '-e', `
+      const api = await import('wasmtrace');
+      const pw = await import('wasmtrace/playwright');
+      const { createRequire } = await import('node:module');
+      const schema = createRequire(process.cwd() + '/').resolve('wasmtrace/schema.json');
+      console.log(typeof api.readProfile, typeof api.toPprof, typeof pw.collectTraces, typeof pw.compare, schema.endsWith('wasmtrace.schema.json'));
+    `]);
+    assert.equal(r.status, 0, r.all);
+    assert.equal(r.stdout.trim(), 'function function function function true');
+    // A TypeScript user's strict build, with typescript from npm.
+    await mustRun('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', '-D', `typescript@${TS_VERSION}`]);
+    mkdirSync(join(project, 'ts'), { recursive: true });
+    writeFileSync(join(project, 'ts/tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [] },
+      files: ['check.ts'],
+    }));
+    writeFileSync(join(project, 'ts/check.ts'), `import { readProfile, functionTable, toPprof } from 'wasmtrace';
+import { compare, assertRan, type CollectedTrace } from 'wasmtrace/playwright';
+import type { WasmtraceModule, WasmtraceConfig } from 'wasmtrace';
+declare const Module: WasmtraceModule;
+const config: WasmtraceConfig = { sessions: [{ name: 'startup', heap: { sampleBytes: 4096 }, sampling: { intervalUs: 500 } }] };
+export async function check(bytes: Uint8Array, runs: CollectedTrace[]): Promise<string> {
+  Module.wasmtraceConfig = config;
+  const blobs: Blob[] = await Promise.all(Module.wasmtrace.getStartupSessions().map(async (s) => (await s.stop()).getTraceBlob()));
+  const p = readProfile(bytes);
+  assertRan(p, 'main');
+  const verdict: 'slower' | 'faster' | 'same' | 'undecided' = compare(runs, runs).verdict;
+  return functionTable(p.threads[0]).map((r) => r.name).join() + toPprof(p).length + verdict + blobs.length;
+}
+`);
+    const ok = await run('npx', ['--no-install', 'tsc', '-p', 'ts']);
+    assert.equal(ok.status, 0, ok.all);
+    // ...and it is checked: a misuse fails.
+    writeFileSync(join(project, 'ts/check.ts'), `import { readProfile } from 'wasmtrace';\nexport const n: number = readProfile(new Uint8Array()).threads;\n`);
+    const bad = await run('npx', ['--no-install', 'tsc', '-p', 'ts']);
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stdout, /check\.ts\(2,14\): error TS2322: Type 'ProfileThread\[\]' is not assignable to type 'number'/);
   });
 
   test('deps fetches the cJSON and zlib sources into the cache', async () => {
