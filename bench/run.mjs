@@ -42,8 +42,11 @@
 //      10 recordings, power at +10 % (5 runs a side) and +20 % (3) in one
 //      function of the sample, diff of 10 + 10 traces of ~50k samples
 //      (diff.aa.*, diff.power.*, diff.speed.*)
+//  14. download size (bench/size.mjs): a two-thread app built with the
+//      plain-emcc flags, with and without wasmtrace, gzip'd, and the parts
+//      of the difference (size.added.gzip_kb, size.component.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
-// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*), with its 95 %
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*), with its 95 %
 // interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
@@ -66,6 +69,7 @@ import { browsersBench, browsersJson, browsersSection } from './browsers.mjs';
 import { serveBench, serveFigures, serveSection } from './serve.mjs';
 import { heapBench, heapFigures, heapSection } from './heap.mjs';
 import { diffBench, diffFigures, diffSection } from './diff.mjs';
+import { sizeBench, sizeFigures, sizeSection } from './size.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -332,6 +336,8 @@ log('heap profiling: the shim vs no shim in paired rounds, estimates at 512 KiB 
 const heap = await heapBench({ wasm, log });
 log('wasmtrace diff on real recordings: A/A false alarms, power at +10 % and +20 %, speed (bench/diff.mjs)');
 const diffs = await diffBench({ wasm, log });
+log('download size: a two-thread app with and without wasmtrace, by component (bench/size.mjs)');
+const sizes = sizeBench({ log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -464,11 +470,13 @@ ${serveSection(served, 'npm run bench')}
 
 ${heapSection(heap, 'npm run bench')}
 
-${diffSection(diffs, 'npm run bench')}`;
+${diffSection(diffs, 'npm run bench')}
+
+${sizeSection(sizes, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

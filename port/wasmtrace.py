@@ -127,7 +127,7 @@ def get(ports, settings, shared):
     ports.build_port(cjson, final, 'wasmtrace_cjson', srcs=['cJSON.c'], flags=base + ['-w'])
 
   def create_zlib(final):
-    ports.build_port(zlib, final, 'wasmtrace_zlib', srcs=ZLIB_SOURCES, flags=base + ['-w', '-DHAVE_UNISTD_H'])
+    ports.build_port(zlib, final, 'wasmtrace_zlib', srcs=ZLIB_SOURCES, flags=base + ['-w', '-DHAVE_UNISTD_H', '-DDYNAMIC_CRC_TABLE'])
 
   def create_core(final):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace', srcs=SOURCES,
