@@ -45,6 +45,9 @@
 //  14. download size (bench/size.mjs): a two-thread app built with the
 //      plain-emcc flags, with and without wasmtrace, gzip'd, and the parts
 //      of the difference (size.added.gzip_kb, size.component.*)
+//  15. the sampler against its floor (bench/floor.mjs): ours vs a thread
+//      that only sleeps to the same deadlines, alternating rounds at 1 and
+//      10 kHz, 1 busy thread (sampler.floor.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*), with its 95 %
 // interval where the runs allow one.
@@ -70,6 +73,7 @@ import { serveBench, serveFigures, serveSection } from './serve.mjs';
 import { heapBench, heapFigures, heapSection } from './heap.mjs';
 import { diffBench, diffFigures, diffSection } from './diff.mjs';
 import { sizeBench, sizeFigures, sizeSection } from './size.mjs';
+import { floorBench, floorFigures, floorSection } from './floor.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -338,6 +342,8 @@ log('wasmtrace diff on real recordings: A/A false alarms, power at +10 % and +20
 const diffs = await diffBench({ wasm, log });
 log('download size: a two-thread app with and without wasmtrace, by component (bench/size.mjs)');
 const sizes = sizeBench({ log });
+log('the sampler against its floor: ours vs a bare sleeper, alternating rounds at 1 and 10 kHz (bench/floor.mjs)');
+const floors = await floorBench({ wasm, log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -472,11 +478,13 @@ ${heapSection(heap, 'npm run bench')}
 
 ${diffSection(diffs, 'npm run bench')}
 
-${sizeSection(sizes, 'npm run bench')}`;
+${sizeSection(sizes, 'npm run bench')}
+
+${floorSection(floors, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
