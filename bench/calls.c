@@ -11,6 +11,9 @@
  *              session records (the cost of a disabled category)
  *   instant    the same plus a WT_INSTANT ("app")
  *   counter    the same plus a WT_COUNTER ("app")
+ *   clock2     the same plus two reads of the clock a recorded scope reads
+ *              (emscripten_get_now(): performance.now() in a browser), so
+ *              scope - clock2 is what of a scope is wasmtrace's own
  *   wait       emscripten_futex_wait on a word that does not hold the value
  *              (returns at once): through wasmtrace's wrapper (the link's
  *              --wrap), which marks the registered caller waiting and back
@@ -87,6 +90,16 @@ static uint32_t loop_instant(long n) {
   }
   return acc;
 }
+static volatile double g_clock_sink;
+static uint32_t loop_clock2(long n) {
+  uint32_t acc = 0;
+  for (long i = 0; i < n; i++) {
+    g_clock_sink = now_ms();
+    acc += leaf((uint32_t)i);
+    g_clock_sink = now_ms();
+  }
+  return acc;
+}
 static uint32_t loop_counter(long n) {
   uint32_t acc = 0;
   for (long i = 0; i < n; i++) {
@@ -126,6 +139,7 @@ int main(int argc, char **argv) {
   static const struct { const char *name; loop_fn fn; int ops; } modes[] = {
       {"calls", loop_calls, 3}, {"empty", loop_empty, 1},     {"scope", loop_scope, 1},
       {"scope_off", loop_scope_off, 1}, {"instant", loop_instant, 1}, {"counter", loop_counter, 1},
+      {"clock2", loop_clock2, 1},
 #ifdef __EMSCRIPTEN__
       {"wait", loop_wait, 1}, {"wait_direct", loop_wait_direct, 1},
 #endif
