@@ -197,6 +197,37 @@ export function zTest(diff, se, level = 0.95) {
  * continuity correction.
  * @returns {{ u: number, p: number, exact: boolean }}
  */
+// The exact null distribution of U for sample sizes (n, m), cumulated:
+// cum[k] = arrangements with U <= k (cum[n*m]: all of them). Computed once
+// per (n, m) and kept: diff tests hundreds of rows with the same sizes.
+const exactCache = new Map();
+function exactUCumulative(n, m) {
+  const key = `${n},${m}`;
+  let cum = exactCache.get(key);
+  if (cum) return cum;
+  // counts(nn, mm)[k] = arrangements of nn a's and mm b's with U = k, by the
+  // recurrence over the largest value: c(nn, mm, k) = c(nn-1, mm, k-mm) + c(nn, mm-1, k).
+  const table = new Map();
+  const counts = (nn, mm) => {
+    if (nn === 0 || mm === 0) return [1];
+    const tk = `${nn},${mm}`;
+    let c = table.get(tk);
+    if (c) return c;
+    const x = counts(nn - 1, mm), y = counts(nn, mm - 1);
+    c = new Array(nn * mm + 1).fill(0);
+    for (let k = 0; k < x.length; k++) c[k + mm] += x[k];
+    for (let k = 0; k < y.length; k++) c[k] += y[k];
+    table.set(tk, c);
+    return c;
+  };
+  const dist = counts(n, m);
+  cum = new Array(dist.length);
+  let acc = 0;
+  for (let k = 0; k < dist.length; k++) cum[k] = acc += dist[k];
+  exactCache.set(key, cum);
+  return cum;
+}
+
 export function mannWhitney(a, b) {
   const n = a.length, m = b.length;
   const all = [...a.map((v) => ({ v, s: 0 })), ...b.map((v) => ({ v, s: 1 }))].sort((x, y) => x.v - y.v);
@@ -217,26 +248,9 @@ export function mannWhitney(a, b) {
   const u = ra - (n * (n + 1)) / 2; // U of a: pairs where a > b (ties half)
   const mu = (n * m) / 2;
   if (!ties && n * m <= 400) {
-    // counts[k] = arrangements with U = k (the recurrence over the largest value).
-    const memo = new Map();
-    const count = (nn, mm, k) => {
-      if (k < 0) return 0;
-      if (nn === 0 || mm === 0) return k === 0 ? 1 : 0;
-      const key = `${nn},${mm},${k}`;
-      let c = memo.get(key);
-      if (c === undefined) memo.set(key, (c = count(nn - 1, mm, k - mm) + count(nn, mm - 1, k)));
-      return c;
-    };
-    let total = 0;
-    const dist = [];
-    for (let k = 0; k <= n * m; k++) {
-      dist.push(count(n, m, k));
-      total += dist[k];
-    }
+    const cum = exactUCumulative(n, m);
     const lo = Math.min(u, n * m - u);
-    let tail = 0;
-    for (let k = 0; k <= lo; k++) tail += dist[k];
-    return { u, p: Math.min(1, (2 * tail) / total), exact: true };
+    return { u, p: Math.min(1, (2 * cum[lo]) / cum[n * m]), exact: true };
   }
   const N = n + m;
   const sd = Math.sqrt(((n * m) / 12) * (N + 1 - ties / (N * (N - 1))));
