@@ -18,6 +18,9 @@
 //                                    tokenize's self time is flagged slower
 //                                    (target >= 16 of 20; wrong sign: never)
 //   diff.power.20pct_3runs           the same with tok120, 3 runs a side
+//   diff.paired.*                    the same with --paired: round r's base
+//                                    run beside round r's run of the
+//                                    variant (A/A: random pairs of base runs)
 //   diff.speed.10v10_ms              diffing 10 + 10 traces of ~50,000
 //                                    samples or more each (9 s recorded
 //                                    at 200 us), reading included (target
@@ -93,7 +96,30 @@ export function trials(runs, seed = 26) {
     }
     return out;
   };
-  return { aa, power10: power('tok110', 5), power20: power('tok120', 3) };
+  // --paired: round r's base run beside round r's run of the variant (the
+  // rounds record the builds in turns). A/A pairs random base runs (no round
+  // has two), which keeps the null true without the pairs' advantage.
+  const rounds = runs.base.length;
+  const pairedAa = [];
+  for (let t = 0; t < TRIALS; t++) {
+    const s = shuffled(runs.base, random);
+    const res = compare(s.slice(0, 5), s.slice(5, 10), { paired: true });
+    pairedAa.push({ flagged: flaggedRows(res).map((r) => `${r.verdict} ${r.kind} ${r.name}`), uncorrected: uncorrectedRows(res).length, tested: res.tested });
+  }
+  const pairedPower = (variant, n) => {
+    const out = [];
+    for (let t = 0; t < TRIALS; t++) {
+      const picked = shuffled([...Array(rounds).keys()], random).slice(0, n);
+      const res = compare(picked.map((r) => runs.base[r]), picked.map((r) => runs[variant][r]), { paired: true });
+      const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
+      out.push({ found: tok?.verdict === 'slower', wrongSign: tok?.verdict === 'faster', pct: tok?.pct ?? null, q: tok?.q ?? null, verdict: tok?.verdict ?? 'absent' });
+    }
+    return out;
+  };
+  return {
+    aa, power10: power('tok110', 5), power20: power('tok120', 3),
+    paired: { aa: pairedAa, power10: pairedPower('tok110', 5), power20: pairedPower('tok120', 3) },
+  };
 }
 
 /** Diffs 10 + 10 traces of ~50,000 samples or more: 2 recordings at 200 us, each read 10 times. */
@@ -139,6 +165,11 @@ export function diffFigures(res) {
     count('diff.power.20pct_3runs', res.power20, 'found', '>= 16'),
     count('diff.power.20pct_3runs.wrong_sign', res.power20, 'wrongSign', '0'),
     figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
+    count('diff.paired.aa.false_alarm_comparisons', res.paired.aa, (x) => x.flagged.length > 0, '<= 1'),
+    count('diff.paired.power.10pct_5runs', res.paired.power10, 'found', '>= 16'),
+    count('diff.paired.power.10pct_5runs.wrong_sign', res.paired.power10, 'wrongSign', '0'),
+    count('diff.paired.power.20pct_3runs', res.paired.power20, 'found', '>= 16'),
+    count('diff.paired.power.20pct_3runs.wrong_sign', res.paired.power20, 'wrongSign', '0'),
   ];
 }
 
@@ -167,6 +198,9 @@ Trials draw from these recordings with a seeded generator (not independent of ea
   ${res.aa.filter((x) => x.uncorrected > 0).length} of 20 would (${res.aa.reduce((a, x) => a + x.uncorrected, 0)} rows in all; ${res.aa[0]?.tested ?? 0} rows tested per comparison).
 - tokenize +10 %, 5 runs a side: flagged slower in **${res.power10.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power10.filter((x) => x.wrongSign).length}.
 - tokenize +20 %, 3 runs a side: flagged slower in **${res.power20.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power20.filter((x) => x.wrongSign).length}.
+- \`--paired\` (round r's base run beside round r's run of the variant, recorded in turns): A/A (random pairs of
+  base runs) **${res.paired.aa.filter((x) => x.flagged.length).length} of 20**; +10 %, 5 pairs: **${res.paired.power10.filter((x) => x.found).length} of 20**
+  (faster ${res.paired.power10.filter((x) => x.wrongSign).length}); +20 %, 3 pairs: **${res.paired.power20.filter((x) => x.found).length} of 20** (faster ${res.paired.power20.filter((x) => x.wrongSign).length}).
 - 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).
 
 | trial (+10 %, 5 a side) | tokenize verdict | change | q |

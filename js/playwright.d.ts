@@ -216,6 +216,8 @@ export interface DiffResult {
   runs: { base: number; new: number };
   /** One run on a side: intervals from slices of the runs (within-run noise only). */
   single: boolean;
+  /** Compared pairwise (base run i against new run i, recorded in turns). */
+  paired: boolean;
   files: { base: string[]; new: string[] };
   intervals: number[];
   mixedIntervals: boolean;
@@ -249,6 +251,8 @@ export function compare(base: DiffSide, next: DiffSide, options?: {
   minShare?: number;
   /** Keep only this session's traces (paths only). */
   session?: string;
+  /** Base run i was recorded beside new run i (in turns): a paired test; as many runs a side. */
+  paired?: boolean;
 }): DiffResult;
 
 /** Throws WasmtraceError 'slower' (its message: the table) when the verdict is slower. */

@@ -41,7 +41,7 @@ export { readProfile };
  * WasmtraceError (code 'diff') on bad input. The result's `text` and
  * `markdown` are what the command prints and writes.
  */
-export function compare(base, next, { threshold = '2%,1ms', minShare = 0.5, session } = {}) {
+export function compare(base, next, { threshold = '2%,1ms', minShare = 0.5, session, paired = false } = {}) {
   const side = (x, name) => {
     const items = Array.isArray(x) ? x : [x];
     if (items.every((i) => typeof i === 'string')) return readSide(sideFiles(items, name), name, { session });
@@ -52,7 +52,7 @@ export function compare(base, next, { threshold = '2%,1ms', minShare = 0.5, sess
     });
   };
   try {
-    const res = diffCompare(side(base, 'base'), side(next, 'new'), { threshold: parseThreshold(threshold), minShare });
+    const res = diffCompare(side(base, 'base'), side(next, 'new'), { threshold: parseThreshold(threshold), minShare, paired });
     return { ...res, text: textDiff(res), markdown: markdownDiff(res) };
   } catch (e) {
     if (e instanceof DiffError) throw new WasmtraceError('diff', `wasmtrace diff: ${e.message}`);

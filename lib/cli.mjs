@@ -116,6 +116,9 @@ slower?"). Exit status: 1 if anything got slower, 0 if not, 2 on bad input.
                              window on one side (default 0.5)
     --session <name>         compare this session's traces (a directory
                              with traces of several sessions)
+    --paired                 base run i was recorded beside new run i (in
+                             turns): a paired test, which cancels the drift
+                             a pair shares; as many runs a side
 
 convert: a trace as a gzip'd pprof profile (go tool pprof, Pyroscope,
 Parca, speedscope): every thread's CPU samples, the thread a label.
@@ -783,7 +786,7 @@ function diff(positionals, v, io) {
     sides = [['base', base], ['new', next]].map(([side, paths]) => readSide(sideFiles(paths, side), side, { session: v.session }));
     const minShare = v['min-share'] !== undefined ? Number(String(v['min-share']).replace(/%$/, '')) : 0.5;
     if (!(minShare >= 0 && minShare <= 100)) throw new DiffError(`--min-share: '${v['min-share']}' is not a percentage from 0 to 100`);
-    res = compare(sides[0], sides[1], { threshold, minShare });
+    res = compare(sides[0], sides[1], { threshold, minShare, paired: !!v.paired });
   } catch (e) {
     if (!(e instanceof DiffError)) throw e;
     io.err(`wasmtrace diff: ${e.message}`);
@@ -875,6 +878,7 @@ const OPTIONS = {
   session: { type: 'string' },
   repeat: { type: 'string' },
   'min-share': { type: 'string' },
+  paired: { type: 'boolean' },
   // convert
   to: { type: 'string' },
   // flags

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { canonicalFunctionName } from './names.mjs';
 import { readProfile, realDepth } from './profile.mjs';
 import { htmlReport } from './report.mjs';
-import { benjaminiHochberg, blockSe, mannWhitney, mean, welch, zTest } from './stats.mjs';
+import { benjaminiHochberg, blockSe, mannWhitney, mean, pairedT, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
 
 /** Bad input to diff: one line, exit status 2. */
@@ -156,11 +156,17 @@ const nameOf = (key) => (key.includes('\u0000') ? key.slice(key.indexOf('\u0000'
 
 /**
  * Compares two sides, each a list of { file, profile }. Options: threshold
- * ({pct, ms}), q (the false discovery rate, 0.05).
+ * ({pct, ms}), q (the false discovery rate, 0.05), paired (the i-th base run
+ * was recorded beside the i-th new run, in turns: a paired t test, which
+ * cancels drift shared by a pair; the sides must have as many runs).
  */
-export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, minShare = 0.5 } = {}) {
+export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, minShare = 0.5, paired = false } = {}) {
   if (!base.length) throw new DiffError('base: no traces');
   if (!next.length) throw new DiffError('new: no traces');
+  if (paired && base.length !== next.length) {
+    throw new DiffError(`--paired: ${base.length} base run${base.length === 1 ? '' : 's'} and ${next.length} new: pairs need as many runs on each side, recorded in turns`);
+  }
+  if (paired && base.length < 2) throw new DiffError('--paired: one run a side makes one pair, which has no spread: record 2 or more pairs');
   const all = [...base.map((r) => ({ ...r, side: 'base' })), ...next.map((r) => ({ ...r, side: 'new' }))];
   // One session: the same name on every trace (a trace without one says nothing).
   const named = all.filter((r) => typeof sessionOf(r.profile) === 'string');
@@ -224,6 +230,9 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
         return Math.sqrt(v) / runs[side].length;
       };
       test = zTest(mb - ma, Math.hypot(seOf('base'), seOf('new')));
+    } else if (paired) {
+      // A pair's difference varies at least by both runs' sampling noise.
+      test = pairedT(a, b, 0.95, { minVariance: (ma + mb) * unitMs });
     } else {
       test = welch(a, b, 0.95, { minVariance: [ma * unitMs, mb * unitMs] });
     }
@@ -275,7 +284,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
   const totalKeys = [...keys].filter((k) => k.startsWith('total\u0000'));
   const onlyOn = (side, other) => totalKeys.filter((k) => mean(vals(side, k)) >= smallest && mean(vals(other, k)) === 0).map(nameOf).sort();
   return {
-    verdict, unit: runs.base[0].unit, runs: { base: nA, new: nB }, single,
+    verdict, unit: runs.base[0].unit, runs: { base: nA, new: nB }, single, paired,
     files: { base: base.map((r) => r.file), new: next.map((r) => r.file) },
     intervals, mixedIntervals: intervals.length > 1,
     threshold, q, minShare,
@@ -318,6 +327,7 @@ function summaryLines(res) {
   lines.push(`  slower ${count('slower')}, faster ${count('faster')}, same ${count('same')}, undecided ${count('undecided')}` +
     `; uncorrected (p <= 0.05 on each alone) ${res.uncorrected}`);
   if (res.window) lines.push(`  window (busy time, all threads): ${res.window.base.toFixed(1)} -> ${res.window.new.toFixed(1)} ${res.unit}, ${signed(res.window.diff)} [${signed(res.window.lo)}, ${signed(res.window.hi)}] (${res.window.verdict})`);
+  if (res.paired) lines.push(`  paired: base run i against new run i (${res.runs.base} pairs, recorded in turns): drift a pair shares cancels`);
   if (res.single) lines.push('  one run on a side: the intervals cover the sampling noise within the runs (20 slices of each), not the spread between runs: record more runs (record --repeat N)');
   if (res.mixedIntervals) lines.push(`  sampling intervals differ (${res.intervals.join(', ')} us): compared in ms`);
   for (const side of ['base', 'new']) if (res.threadsOnlyIn[side].length) lines.push(`  threads only in ${side} (not compared): ${res.threadsOnlyIn[side].join(', ')}`);

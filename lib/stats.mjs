@@ -188,15 +188,27 @@ export function zTest(diff, se, level = 0.95) {
   return { diff, lo: diff - z * se, hi: diff + z * se, p: Math.min(1, 2 * normalCdf(-Math.abs(diff / se))), df: Infinity, se };
 }
 
+/**
+ * The paired t test of b against a (b[i] recorded beside a[i], e.g. in
+ * turns): the difference of means with its interval and two-sided p, from
+ * the per-pair differences (n - 1 degrees of freedom). Drift that moves a
+ * pair's two runs together cancels. minVariance: the least variance of one
+ * pair's difference (sampling noise), as welch's.
+ */
+export function pairedT(a, b, level = 0.95, { minVariance = 0 } = {}) {
+  if (a.length !== b.length) throw new RangeError(`pairedT: ${a.length} and ${b.length} values: pairs need as many on each side`);
+  const d = b.map((x, i) => x - a[i]);
+  const diff = mean(d);
+  const se = Math.sqrt(Math.max(variance(d), minVariance) / d.length);
+  const df = d.length - 1;
+  if (!(se > 0) || df < 1) return { diff, lo: diff, hi: diff, p: diff === 0 ? 1 : 0, df, se: 0 };
+  const p = Math.min(1, 2 * tCdf(-Math.abs(diff / se), df));
+  const q = tQuantile(1 - (1 - level) / 2, df);
+  return { diff, lo: diff - q * se, hi: diff + q * se, p, df, se };
+}
+
 // ---- Mann-Whitney U -------------------------------------------------------------
 
-/**
- * The two-sided Mann-Whitney U test of a against b: exact (the permutation
- * distribution of U, by counting) when there are no ties and
- * n·m <= 400, else the normal approximation with a tie correction and a
- * continuity correction.
- * @returns {{ u: number, p: number, exact: boolean }}
- */
 // The exact null distribution of U for sample sizes (n, m), cumulated:
 // cum[k] = arrangements with U <= k (cum[n*m]: all of them). Computed once
 // per (n, m) and kept: diff tests hundreds of rows with the same sizes.
@@ -228,6 +240,13 @@ function exactUCumulative(n, m) {
   return cum;
 }
 
+/**
+ * The two-sided Mann-Whitney U test of a against b: exact (the permutation
+ * distribution of U, by counting) when there are no ties and
+ * n·m <= 400, else the normal approximation with a tie correction and a
+ * continuity correction.
+ * @returns {{ u: number, p: number, exact: boolean }}
+ */
 export function mannWhitney(a, b) {
   const n = a.length, m = b.length;
   const all = [...a.map((v) => ({ v, s: 0 })), ...b.map((v) => ({ v, s: 1 }))].sort((x, y) => x.v - y.v);

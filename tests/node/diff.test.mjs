@@ -39,6 +39,50 @@ const runs = (n, ms, seed, o = {}) => { const random = rng(seed); return Array.f
 const BASE = { parse: 400, layout: 300, paint: 200, decode: 100, 'helper.constprop.0': 20, '(idle)': 500 };
 const row = (res, kind, name) => res.rows.find((r) => r.kind === kind && r.name === name);
 
+// Runs recorded in turns on a drifting machine: pair i of base and new
+// share a factor that moves from pair to pair by up to +-25 %.
+function pairedRuns(n, baseMs, newMs, seed) {
+  const random = rng(seed);
+  const base = [], next = [];
+  for (let i = 0; i < n; i++) {
+    const drift = 1 + 0.25 * (2 * random() - 1);
+    const scale = (ms) => Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, k === '(idle)' ? v : v * drift]));
+    base.push(run(scale(baseMs), { random, noise: 0.01 }));
+    next.push(run(scale(newMs), { random, noise: 0.01 }));
+  }
+  return [base, next];
+}
+
+describe('wasmtrace diff --paired: runs recorded in turns', () => {
+  // Long runs (sampling noise, sqrt(samples), well under the change).
+  const LONG = Object.fromEntries(Object.entries(BASE).map(([k, v]) => [k, 4 * v]));
+  test('drift shared by a pair cancels: a 10 % change is found that unpaired runs leave undecided', () => {
+    const [base, next] = pairedRuns(5, LONG, { ...LONG, layout: 1320 }, 7);
+    const unpaired = compare(base, next);
+    assert.notEqual(row(unpaired, 'self', 'layout').verdict, 'slower', 'Welch over drifting runs should not see it');
+    const res = compare(base, next, { paired: true });
+    assert.equal(res.paired, true);
+    const r = row(res, 'self', 'layout');
+    assert.equal(r.verdict, 'slower');
+    assert.ok(r.lo < 120 * 1.25 && r.hi > 120 * 0.75, `${r.lo}..${r.hi}`);
+    for (const fn of ['parse', 'paint', 'decode']) assert.notEqual(row(res, 'self', fn).verdict, 'slower', fn);
+    assert.match(textDiff(res), /paired: base run i against new run i \(5 pairs/);
+  });
+
+  test('an A/A comparison in turns flags nothing in 20 of 20 seeds', () => {
+    for (let seed = 100; seed < 120; seed++) {
+      const [base, next] = pairedRuns(5, LONG, LONG, seed);
+      const res = compare(base, next, { paired: true });
+      assert.deepEqual(res.rows.filter((r) => r.verdict === 'slower' || r.verdict === 'faster').map((r) => r.key), [], `seed ${seed}`);
+    }
+  });
+
+  test('unequal sides or a single pair are refused, saying why', () => {
+    assert.throws(() => compare(runs(3, BASE, 1), runs(4, BASE, 2), { paired: true }), /--paired: 3 base runs and 4 new: pairs need as many runs on each side/);
+    assert.throws(() => compare(runs(1, BASE, 1), runs(1, BASE, 2), { paired: true }), /--paired: one run a side makes one pair/);
+  });
+});
+
 describe('wasmtrace diff on runs with known differences', () => {
   test('a function 20 % slower is flagged slower, by name, with its interval around the truth', () => {
     const res = compare(runs(5, BASE, 1), runs(5, { ...BASE, layout: 360 }, 2));

@@ -2,7 +2,7 @@
 // simulated with a seeded generator (the same numbers on every run).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { benjaminiHochberg, blockSe, logGamma, mannWhitney, normalCdf, seededRandom, tCdf, tQuantile, welch, zTest } from '../../lib/stats.mjs';
+import { benjaminiHochberg, blockSe, logGamma, mannWhitney, normalCdf, seededRandom, tCdf, tQuantile, welch, zTest, pairedT } from '../../lib/stats.mjs';
 
 const rng = seededRandom;
 // Standard normal draws (Box-Muller).
@@ -139,4 +139,21 @@ describe("a run's standard error from slices of its time", () => {
     const se = blockSe(slices(values, 20));
     assert.ok(se > 3 * Math.sqrt(10000 * 0.3 * 0.7), `se ${se}`);
   });
+});
+
+test('pairedT: a worked example against the printed t table (df 4)', () => {
+  // d = [1, 1, 2, 1, 2]: mean 1.4, s^2 = 0.3, se = sqrt(0.06) = 0.2449; t = 5.715.
+  const r = pairedT([1, 2, 3, 4, 5], [2, 3, 5, 5, 7]);
+  assert.ok(Math.abs(r.diff - 1.4) < 1e-12);
+  assert.ok(Math.abs(r.se - Math.sqrt(0.06)) < 1e-12);
+  assert.equal(r.df, 4);
+  // t(0.975, 4) = 2.776 (the table): the interval is 1.4 +- 0.680.
+  assert.ok(Math.abs(r.lo - (1.4 - 2.776 * Math.sqrt(0.06))) < 1e-3, r.lo);
+  assert.ok(Math.abs(r.hi - (1.4 + 2.776 * Math.sqrt(0.06))) < 1e-3, r.hi);
+  // t(0.995, 4) = 4.604 < 5.715 < t(0.9995, 4) = 8.610: 0.001 < p < 0.01.
+  assert.ok(r.p > 0.001 && r.p < 0.01, r.p);
+  // A shift shared by both sides of every pair changes nothing.
+  const shifted = pairedT([11, 2, 33, 4, 55], [12, 3, 35, 5, 57]);
+  assert.ok(Math.abs(shifted.p - r.p) < 1e-12);
+  assert.throws(() => pairedT([1, 2], [1]), /pairs need as many/);
 });
