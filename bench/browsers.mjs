@@ -16,7 +16,9 @@
 // bench/run.mjs calls browsersBench() and prints browsersSection(); run
 // alone it writes its figures to docs/benchmarks.json (bench/figures.mjs)
 // and prints the section:
-//   bash scripts/build.sh wasm && node bench/browsers.mjs   (WT_BENCH_RUNS=5)
+//   bash scripts/build.sh wasm && node bench/browsers.mjs   (WT_BENCH_RUNS=5; WT_BROWSERS_SCOPE_ONLY=1:
+//   only the recorded scope, two clock reads from wasm and the empty loop, in the same rounds:
+//   hook.<browser>.scope_minus_clock_ns)
 // Figures: hook.firefox.ns_per_call, hook.<browser>.ns_per_scope,
 // clock.<browser>.now_ns, clock.<browser>.step_us,
 // sampler.firefox.<k>khz.1thread.{ticks_pct,late_p99_us,worker_cpu_pct},
@@ -59,7 +61,7 @@ function clockInPage() {
  * calls_instrumented, empty, scope, clockNs, clockStepUs, firstSampleMs,
  * sampler: [{ interval, n, runs }] } } }.
  */
-export async function browsersBench({ wasm = join(root, 'build/wasm'), runs = 5, ms = 2000, log = () => {} } = {}) {
+export async function browsersBench({ wasm = join(root, 'build/wasm'), runs = 5, ms = 2000, log = () => {}, scopeOnly = false } = {}) {
   const server = await serve(wasm);
   const open = {};
   const data = {};
@@ -89,6 +91,12 @@ export async function browsersBench({ wasm = join(root, 'build/wasm'), runs = 5,
       for (const b of BENCH_BROWSERS) {
         log(`browsers: round ${r + 1}/${runs}, ${b}`);
         const d = data[b];
+        if (scopeOnly) { // WT_BROWSERS_SCOPE_ONLY=1: the scope against its clock, nothing else
+          d.empty.push(await calls(b, 'plain', 'empty'));
+          d.scope.push(await calls(b, 'plain', 'scope'));
+          d.clock2.push(await calls(b, 'plain', 'clock2'));
+          continue;
+        }
         d.calls_plain.push(await calls(b, 'plain', 'calls'));
         d.calls_instrumented.push(await calls(b, 'instrumented', 'calls'));
         d.empty.push(await calls(b, 'plain', 'empty'));
@@ -122,6 +130,12 @@ const diffs = (a, b) => a.map((x, i) => x - b[i]);
 export function browsersJson({ data }) {
   const out = [];
   for (const [b, d] of Object.entries(data)) {
+    if (!d.calls_plain.length) { // a scope-only run
+      out.push(figure(`hook.${b}.ns_per_scope`, 'ns', diffs(d.scope, d.empty)));
+      out.push(figure(`hook.${b}.clock2_ns`, 'ns', diffs(d.clock2, d.empty)));
+      out.push(figure(`hook.${b}.scope_minus_clock_ns`, 'ns', diffs(d.scope, d.clock2), { target: '<= 40' }));
+      continue;
+    }
     if (b === 'firefox') {
       const hs = hotAndSamplerFigures({ firefox: d }, d.sampler);
       for (const f of hs) {
@@ -186,9 +200,10 @@ ${rows.join('\n')}
 // Run alone: measure, write the figures, print the section.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const runs = Number(process.env.WT_BENCH_RUNS || 5);
-  const res = await browsersBench({ runs, ms: process.env.WT_BENCH_QUICK === '1' ? 1000 : 2000, log: (m) => console.error(m) });
+  const scopeOnly = process.env.WT_BROWSERS_SCOPE_ONLY === '1';
+  const res = await browsersBench({ runs, ms: process.env.WT_BENCH_QUICK === '1' ? 1000 : 2000, log: (m) => console.error(m), scopeOnly });
   const figs = browsersJson(res);
   for (const f of figs) console.log(`${f.name} ${fmt(f.value)} ${f.unit}${f.ci95 ? ` [95% CI ${fmt(f.ci95[0])}, ${fmt(f.ci95[1])}]` : ''} n=${f.n}`);
   writeFigures(figs);
-  console.log(browsersSection(res, '## Firefox beside Chromium'));
+  if (!scopeOnly) console.log(browsersSection(res, '## Firefox beside Chromium'));
 }
