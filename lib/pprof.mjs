@@ -56,6 +56,11 @@ function threadLabels(strings, t) {
   ];
 }
 
+const sessionName = (profile) => {
+  const s = profile.session?.session ?? profile.session?.name;
+  return typeof s === 'string' ? s : '';
+};
+
 function timing(profile) {
   const stats = profile.stats ?? {};
   const start = Number(stats.startTimeUs), stop = Number(stats.stopTimeUs);
@@ -106,8 +111,10 @@ export function cpuPprof(profile, { thread: only } = {}) {
     periodType: vt('cpu', 'nanoseconds'),
     period: intervalNs,
     durationNanos: timing(profile),
-    comment: [strings.dedup(`wasmtrace ${profile.format} trace, session '${profile.session ?? ''}'`)],
-    defaultSampleType: strings.dedup('cpu'),
+    comment: [strings.dedup(`wasmtrace ${profile.format} trace${sessionName(profile) ? `, session '${sessionName(profile)}'` : ''}`)],
+    // A trace without its interval (a folded file without its header) has
+    // counts but no times: its default is the count.
+    defaultSampleType: strings.dedup(intervalNs > 0 ? 'cpu' : 'samples'),
   });
 }
 

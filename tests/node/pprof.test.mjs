@@ -27,6 +27,7 @@ function decoded(bytes) {
   return {
     types: p.sampleType.map((t) => `${str(t.type)}/${str(t.unit)}`),
     defaultType: str(p.defaultSampleType),
+    comments: p.comment.map(str),
     period: Number(p.period),
     durationNanos: Number(p.durationNanos),
     samples: p.sample.map((s) => ({
@@ -47,12 +48,13 @@ const folded = [
 ].join('\n') + '\n';
 
 describe('cpuPprof', () => {
-  const profile = { ...readProfile(Buffer.from(folded), { format: 'folded' }), intervalUs: 1000, stats: { startTimeUs: 100, stopTimeUs: 600 } };
+  const profile = { ...readProfile(Buffer.from(folded), { format: 'folded' }), intervalUs: 1000, session: { session: 'boot' }, stats: { startTimeUs: 100, stopTimeUs: 600 } };
   const d = decoded(gzipSync(cpuPprof(profile).encode()));
 
   test('sample types, period and duration say CPU time at the session\'s interval', () => {
     assert.deepEqual(d.types, ['samples/count', 'cpu/nanoseconds']);
     assert.equal(d.defaultType, 'cpu');
+    assert.deepEqual(d.comments, ['wasmtrace folded trace, session \'boot\'']);
     assert.equal(d.period, 1e6);
     assert.equal(d.durationNanos, 500e3);
   });
@@ -82,6 +84,14 @@ describe('cpuPprof', () => {
       for (const s of d.samples.filter((x) => x.labels.thread === t.name)) self.set(s.stack[0], (self.get(s.stack[0]) ?? 0) + s.values[0]);
       for (const r of functionTable(t).filter((x) => x.self > 0)) assert.equal(self.get(r.name), r.self, `${t.name}: ${r.name}`);
     }
+  });
+
+  test('a trace without its interval has counts, no times: its default sample type is the count', () => {
+    const untimed = decoded(toPprof(readProfile(Buffer.from(folded), { format: 'folded' })));
+    assert.equal(untimed.defaultType, 'samples');
+    assert.equal(untimed.period, 0);
+    assert.deepEqual(untimed.comments, ['wasmtrace folded trace']);
+    assert.equal(untimed.samples.reduce((n, s) => n + s.values[0], 0), 56);
   });
 
   test('--thread keeps one thread; an unknown one and an all-idle trace are errors that say so', () => {
