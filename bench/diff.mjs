@@ -21,6 +21,12 @@
 //   diff.paired.*                    the same with --paired: round r's base
 //                                    run beside round r's run of the
 //                                    variant (A/A: random pairs of base runs)
+//   diff.machine.loop_cv_pct         the machine's own run-to-run noise:
+//                                    a fixed loop (tokenize's, in JS) timed
+//                                    in a fresh Node process before each
+//                                    recording; its CV across the runs is
+//                                    what no statistics can remove from
+//                                    one run's absolute times
 //   diff.speed.10v10_ms              diffing 10 + 10 traces of ~50,000
 //                                    samples or more each (9 s recorded
 //                                    at 200 us), reading included (target
@@ -64,12 +70,25 @@ function shuffled(xs, random) {
 const flaggedRows = (res) => res.rows.filter((r) => r.verdict === 'slower' || r.verdict === 'faster');
 const uncorrectedRows = (res) => res.rows.filter((r) => r.tested && r.p <= 0.05 && Math.abs(r.diff) >= r.floor);
 
+// The machine's noise: tokenize's loop (samples/startup/startup.c) over
+// 4 MiB, 48 passes (~0.5 s), in a fresh process, timed after one pass of warm-up.
+const LOOP = `const n = 4 << 20, t = new Uint8Array(n);
+for (let i = 0; i < n; i++) t[i] = '{}[],:abcdefgh "0123'.charCodeAt((i * 7919) % 20);
+const pass = () => { let k = 0, h = 0; for (let i = 0; i < n; i++) { const c = t[i];
+  if (c === 123 || c === 125 || c === 91 || c === 93 || c === 44 || c === 58) k++; h = (Math.imul(h, 31) + c) | 0; } return k ^ h; };
+let acc = pass(); const t0 = performance.now(); for (let p = 0; p < 48; p++) acc ^= pass();
+console.log(JSON.stringify({ ms: performance.now() - t0, acc }));`;
+export const loopMs = () => new Promise((ok, fail) => {
+  execFile(process.execPath, ['-e', LOOP], (e, stdout) => (e ? fail(e) : ok(JSON.parse(stdout).ms)));
+});
+
 /** Records the rounds into dir/<build>/run-NN; returns { build: [{ file, profile }] }. */
-export async function recordRounds(wasm, dir, rounds, log = () => {}) {
+export async function recordRounds(wasm, dir, rounds, log = () => {}, loops = []) {
   const names = Object.keys(BUILDS);
   for (let r = 0; r < rounds; r++) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
     for (const b of order) {
+      loops.push(await loopMs());
       await cli('record', join(wasm, 'samples', BUILDS[b]), '--out', join(dir, b, `run-${String(r + 1).padStart(2, '0')}`), ...RECORD);
     }
     log(`diff bench: round ${r + 1}/${rounds} recorded`);
@@ -140,7 +159,8 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
   const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-bench-'));
   try {
     const loadBefore = loadavg();
-    const runs = await recordRounds(wasm, dir, rounds, log);
+    const loops = [];
+    const runs = await recordRounds(wasm, dir, rounds, log, loops);
     const t = trials(runs);
     log('diff bench: timing 10 + 10 traces of ~50k samples');
     const sp = await speed(wasm, dir);
@@ -149,7 +169,9 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
       const m = xs.reduce((a, x) => a + x, 0) / xs.length;
       return { mean: m, cv: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)) / m };
     };
-    return { rounds, ...t, speed: sp, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
+    const lm = loops.reduce((a, x) => a + x, 0) / loops.length;
+    const machine = { loops, mean: lm, cv: Math.sqrt(loops.reduce((a, x) => a + (x - lm) ** 2, 0) / (loops.length - 1)) / lm };
+    return { rounds, ...t, speed: sp, machine, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -165,6 +187,8 @@ export function diffFigures(res) {
     count('diff.power.20pct_3runs', res.power20, 'found', '>= 16'),
     count('diff.power.20pct_3runs.wrong_sign', res.power20, 'wrongSign', '0'),
     figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
+    figure('diff.machine.loop_cv_pct', '%', { median: 100 * res.machine.cv, n: res.machine.loops.length }),
+    figure('diff.tokenize.cv_pct', '%', { median: 100 * res.tokenize.base.cv, n: res.rounds }),
     count('diff.paired.aa.false_alarm_comparisons', res.paired.aa, (x) => x.flagged.length > 0, '<= 1'),
     count('diff.paired.power.10pct_5runs', res.paired.power10, 'found', '>= 16'),
     count('diff.paired.power.10pct_5runs.wrong_sign', res.paired.power10, 'wrongSign', '0'),
@@ -174,7 +198,7 @@ export function diffFigures(res) {
 }
 
 export function diffLines(res) {
-  return diffFigures(res).map((f) => `${f.name} ${f.unit === 'ms' ? f.value.toFixed(0) : f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
+  return diffFigures(res).map((f) => `${f.name} ${f.unit === 'ms' ? f.value.toFixed(0) : f.unit === '%' ? f.value.toFixed(1) : f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
 }
 
 export function diffSection(res, command) {
@@ -192,6 +216,12 @@ ${res.rounds} rounds, each recording one run of the sample, of \`startup_tok110\
 startup-done signal). tokenize's self time per run: base ${res.tokenize.base.mean.toFixed(0)} ms, run-to-run
 CV ${(100 * res.tokenize.base.cv).toFixed(1)} %; tok110 ${res.tokenize.tok110.mean.toFixed(0)} ms (CV ${(100 * res.tokenize.tok110.cv).toFixed(1)} %); tok120 ${res.tokenize.tok120.mean.toFixed(0)} ms (CV ${(100 * res.tokenize.tok120.cv).toFixed(1)} %).
 Trials draw from these recordings with a seeded generator (not independent of each other).
+
+The machine's own noise, measured before each of the ${res.machine.loops.length} recordings: tokenize's loop in JS, 48
+passes over 4 MiB in a fresh Node process, ${res.machine.mean.toFixed(0)} ms on average with a run-to-run **CV of
+${(100 * res.machine.cv).toFixed(1)} %** (range ${Math.min(...res.machine.loops).toFixed(0)} – ${Math.max(...res.machine.loops).toFixed(0)} ms). At a CV of c, a 10 % change with 5 runs a side gives
+Welch's t ≈ 0.10 / (c × √(2/5)): ${(0.1 / (res.tokenize.base.cv * Math.sqrt(0.4))).toFixed(1)} at tokenize's CV here, ${(0.1 / (res.machine.cv * Math.sqrt(0.4))).toFixed(1)} at the loop's,
+where the family's correction needs about 4 or more (p ≈ 0.004 for the smallest of ~60 tests).
 
 - A/A, 20 random 5 + 5 splits of the base runs: **${aaFlag.length} of 20** comparisons flag anything
   (target ≤ 1)${aaFlag.length ? `: ${aaFlag.map((x) => x.flagged.join(', ')).join('; ')}` : ''}; with each row's uncorrected p ≤ 0.05 instead,
@@ -220,6 +250,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
   const log = (m) => console.error(`wasmtrace diff bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
   const res = await diffBench({ wasm, log });
   for (const l of diffLines(res)) console.log(l);
+  console.log(`machine loop ms: ${res.machine.loops.map((x) => x.toFixed(0)).join(' ')}`);
   const text = diffSection(res, 'node bench/diff.mjs');
   if (process.env.WT_DIFF_WRITE !== '0') {
     writeFigures(diffFigures(res));

@@ -122,10 +122,15 @@ async function importDriver(pkg) {
  * @param {string} [o.executablePath] default browserPath(browser)
  * @param {boolean} [o.logPageErrors] print uncaught page errors to stderr
  *   (default true)
+ * @param {string[]} [o.args] more command-line arguments for the browser,
+ *   after wasmtrace's own (e.g. '--js-flags=--no-liftoff' for Chromium)
  * @returns {Promise<{ name: string, executablePath: string, version: () => string,
  *   newPage: () => Promise<object>, close: () => Promise<void> }>}
  */
-export async function launch({ browser = 'chromium', executablePath, logPageErrors = true } = {}) {
+export async function launch({ browser = 'chromium', executablePath, logPageErrors = true, args = [] } = {}) {
+  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
+    throw new TypeError('wasmtrace: launch({ args }): give an array of strings');
+  }
   const path = browserPath(browser, executablePath);
   const driver = await importDriver(browser === 'firefox' ? 'puppeteer-core' : 'playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), `wasmtrace-${browser}-`));
@@ -139,7 +144,7 @@ export async function launch({ browser = 'chromium', executablePath, logPageErro
   process.once('exit', removeProfile);
   let impl;
   try {
-    impl = browser === 'firefox' ? await launchFirefox(driver, path, userDataDir) : await launchChromium(driver, path, userDataDir);
+    impl = browser === 'firefox' ? await launchFirefox(driver, path, userDataDir, args) : await launchChromium(driver, path, userDataDir, args);
   } catch (e) {
     process.off('exit', removeProfile);
     removeProfile();
@@ -165,18 +170,19 @@ export async function launch({ browser = 'chromium', executablePath, logPageErro
   };
 }
 
-async function launchChromium({ chromium }, executablePath, userDataDir) {
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: CHROMIUM_ARGS });
+async function launchChromium({ chromium }, executablePath, userDataDir, args) {
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: [...CHROMIUM_ARGS, ...args] });
   return {
     newPage: () => context.newPage(),
     close: () => context.close(),
   };
 }
 
-async function launchFirefox({ default: puppeteer }, executablePath, userDataDir) {
+async function launchFirefox({ default: puppeteer }, executablePath, userDataDir, args) {
   const b = await puppeteer.launch({
     browser: 'firefox',
     executablePath,
+    args,
     headless: true,
     userDataDir,
     extraPrefsFirefox: FIREFOX_PREFS,

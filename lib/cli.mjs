@@ -71,6 +71,11 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
                              $WASMTRACE_CHROMIUM or /usr/bin/chromium;
                              $WASMTRACE_FIREFOX or /usr/bin/firefox-esr)
     --chromium <path>        the same as --browser-path, for Chromium
+    --browser-arg <arg>      one more command-line argument for the browser
+                             (repeatable), after wasmtrace's own; write it
+                             with '=' (the value starts with a dash), e.g.
+                             --browser-arg=--js-flags=--no-liftoff (Chromium:
+                             wasm compiled by the optimizing tier only)
     --port <n>               serve on this port (default: any free port)
     --no-js-profile          no "main (JS)" thread: the server does not send
                              Document-Policy: js-profiling, and the page's
@@ -418,7 +423,7 @@ async function record(positionals, v, io) {
   let poolLine = null;
   try {
     try {
-      browser = await launch({ browser: browserName, executablePath, logPageErrors: false });
+      browser = await launch({ browser: browserName, executablePath, logPageErrors: false, args: v['browser-arg'] ?? [] });
     } catch (e) {
       if (e.code !== 'ERR_MODULE_NOT_FOUND' || !e.driver) throw e;
       throw new Error(`record needs the browser driver ${e.driver} (npm install): ${e.cause}`);
@@ -859,6 +864,7 @@ const OPTIONS = {
   chromium: { type: 'string' },
   browser: { type: 'string' },
   'browser-path': { type: 'string' },
+  'browser-arg': { type: 'string', multiple: true },
   port: { type: 'string' },
   'no-js-profile': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },

@@ -158,6 +158,16 @@ describe('wasmtrace record', () => {
     assertRan(p, 'sieve_worker', { thread: 'sieve', minSamples: 10 });
   });
 
+  // Chromium only: its --user-agent is a command-line switch the page can
+  // see; Firefox takes a user agent from a pref, not an argument.
+  test('--browser-arg reaches the browser: the page sees the user agent it sets', { skip: inFirefox && 'Chromium switch' }, async () => {
+    const ua = 'wasmtrace-browser-arg-test';
+    const r = await wasmtrace('record', app('cmake'), '--startup', '10s', `--browser-arg=--user-agent=${ua}`,
+      '--wait-for', `window.appDone && navigator.userAgent === '${ua}'`, '-q', '--out', join(out, 'browser-arg'), ...PATIENT);
+    assert.equal(r.status, 0, r.all);
+    assertRan(readProfile(readFileSync(join(out, 'browser-arg/startup.json.gz'))), 'sieve_worker', { thread: 'sieve', minSamples: 10 });
+  });
+
   test('a session that fails: exit 1, its error and what to do, while the other session records', async () => {
     const config = JSON.stringify({ sessions: [
       { name: 'bad', sampling: { intervalUs: 5 } },
