@@ -125,6 +125,15 @@ static uint32_t loop_wait_direct(long n) {
 }
 #endif
 
+static void sort_doubles(double *t, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+      double x = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = x;
+    }
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "calls";
   long iters = argc > 2 ? atol(argv[2]) : 20000000;
@@ -144,14 +153,32 @@ int main(int argc, char **argv) {
       {"wait", loop_wait, 1}, {"wait_direct", loop_wait_direct, 1},
 #endif
   };
-  loop_fn fn = NULL;
-  int ops = 1;
-  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-    if (strcmp(mode, modes[i].name) == 0) {
+  /* "A:B" (e.g. scope:clock2): both loops in one process, alternating
+   * repetition by repetition, so that the machine's drift is shared; prints
+   * the median over repetitions of A - B (ns per op) beside each. */
+  const char *colon = strchr(mode, ':');
+  char first[32];
+  const char *mode_a = mode;
+  if (colon) {
+    size_t len = (size_t)(colon - mode);
+    if (len >= sizeof first) len = sizeof first - 1;
+    memcpy(first, mode, len);
+    first[len] = 0;
+    mode_a = first;
+  }
+  loop_fn fn = NULL, fn_b = NULL;
+  int ops = 1, ops_b = 1;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+    if (strcmp(mode_a, modes[i].name) == 0) {
       fn = modes[i].fn;
       ops = modes[i].ops;
     }
-  if (!fn) {
+    if (colon && strcmp(colon + 1, modes[i].name) == 0) {
+      fn_b = modes[i].fn;
+      ops_b = modes[i].ops;
+    }
+  }
+  if (!fn || (colon && !fn_b)) {
     fprintf(stderr, "calls: unknown mode %s\n", mode);
     return 2;
   }
@@ -167,18 +194,34 @@ int main(int argc, char **argv) {
     }
   }
   acc += fn(iters / 10); /* warm up */
+  if (fn_b) {
+    acc += fn_b(iters / 10);
+    double a[64], b[64], d[64];
+    for (int r = 0; r < reps; r++) {
+      double t0 = now_ms();
+      acc += fn(iters);
+      double t1 = now_ms();
+      acc += fn_b(iters);
+      double t2 = now_ms();
+      a[r] = (t1 - t0) * 1e6 / ((double)iters * ops);
+      b[r] = (t2 - t1) * 1e6 / ((double)iters * ops_b);
+      d[r] = a[r] - b[r];
+    }
+    g_sink = acc;
+    sort_doubles(a, reps);
+    sort_doubles(b, reps);
+    sort_doubles(d, reps);
+    printf("{\"mode\":\"%s\",\"diffNs\":%.3f,\"a\":%.3f,\"b\":%.3f,\"reps\":%d,\"ops\":%ld}\n", mode,
+           d[reps / 2], a[reps / 2], b[reps / 2], reps, iters * ops);
+    return 0;
+  }
   for (int r = 0; r < reps; r++) {
     double t0 = now_ms();
     acc += fn(iters);
     t[r] = (now_ms() - t0) * 1e6 / ((double)iters * ops);
   }
   g_sink = acc;
-  for (int i = 1; i < reps; i++)
-    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-      double x = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = x;
-    }
+  sort_doubles(t, reps);
   printf("{\"mode\":\"%s\",\"nsPerOp\":%.3f,\"min\":%.3f,\"max\":%.3f,\"reps\":%d,\"ops\":%ld}\n", mode,
          t[reps / 2], t[0], t[reps - 1], reps, iters * ops);
   return 0;

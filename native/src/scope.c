@@ -29,10 +29,12 @@ WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t i
   e->id = id;
   e->info = info | (t->ring_gap ? WT_EVENT_GAP : 0);
   t->ring_gap = 0;
-  /* A real release store, also in wasm (~15 ns): a recorded event already
-   * pays a clock read, and on weakly ordered CPUs (ARM) plain stores could
-   * let the worker see the new index before the event. */
-  atomic_store_explicit(&t->ring_write, w + 1, memory_order_release);
+  /* Published like the shadow stack (registry.h, WT_I_PUBLISH_RING): in
+   * wasm a plain store behind a compiler barrier (an atomic store is an
+   * xchg there: with two events per scope, about a third of what a scope
+   * cost beyond its two clock reads), a release store on the host and
+   * with WT_PUBLISH_ATOMIC. */
+  WT_I_PUBLISH_RING(&t->ring_write, w + 1);
 }
 
 /* First use of a site: intern its name and category (takes a mutex once
