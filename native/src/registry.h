@@ -149,6 +149,10 @@
     atomic_signal_fence(memory_order_seq_cst);          \
     *(volatile uint32_t *)(void *)(ptr) = (value);      \
   } while (0)
+/* An owner-written counter the worker only reads (the ring's drops): a
+ * plain store. A late value is counted at the next drain; the count stays
+ * far below 2^32, so even a torn read gives the old or the new value. */
+#define WT_I_STORE_OWN_U64(ptr, value) (*(volatile uint64_t *)(void *)(ptr) = (value))
 /* The event ring's write index (scope.c), published the same way: the
  * event's stores before it in program order, which x86 keeps. */
 #define WT_I_PUBLISH_RING(ptr, value)                   \
@@ -168,6 +172,7 @@
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #define WT_I_STORE_WAITING(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
 #define WT_I_PUBLISH_RING(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
+#define WT_I_STORE_OWN_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
 #endif
 
 #define WT_MAX_CATEGORY_NAMES 64 /* distinct event categories (bits of a mask) */

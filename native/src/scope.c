@@ -15,11 +15,11 @@ WT_I_NOINSTR static inline void ring_put(wt_thread *t, uint32_t info, uint32_t i
     t->ring_read_cache = atomic_load_explicit(&t->ring_read, memory_order_acquire);
     if (w - t->ring_read_cache >= WT_RING_CAPACITY) {
       t->ring_gap = 1;
-      /* Only the owner writes this counter; a relaxed RMW would cost an
-       * atomic in wasm on a path that is already the slow one. */
-      atomic_store_explicit(&t->ring_dropped,
-                            atomic_load_explicit(&t->ring_dropped, memory_order_relaxed) + 1,
-                            memory_order_relaxed);
+      /* Only the owner writes this counter: no RMW, and in wasm not even
+       * an atomic store (an xchg there, even relaxed): a flood of scopes
+       * that fills the ring must not pay more per dropped event than per
+       * recorded one. */
+      WT_I_STORE_OWN_U64(&t->ring_dropped, atomic_load_explicit(&t->ring_dropped, memory_order_relaxed) + 1);
       return;
     }
   }
