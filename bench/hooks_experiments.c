@@ -32,7 +32,7 @@ WT_I_NOINSTR void __cyg_profile_func_enter(void *fn, void *call_site) {
   uint64_t next = top + WT_TOP_PUSH_STEP;
   uint32_t depth = WT_TOP_DEPTH(top);
   uint32_t at = depth < WT_MAX_DEPTH ? depth : WT_MAX_DEPTH - 1; /* a select */
-  WT_I_STORE_FRAME(&t->frames[at], (next & ~(uint64_t)UINT32_MAX) | (uint32_t)(uintptr_t)fn);
+  WT_I_STORE_FRAME(&t->frames[at], top ^ (uint32_t)(uintptr_t)fn); /* the shipped slot format */
   WT_I_PUBLISH_U64(&t->top, next);
 #elif defined(WT_HOOKS_TLS_ONLY)
   (void)fn;

@@ -289,7 +289,7 @@ int wt_stack_copy(wt_thread *t, uint32_t *out, uint32_t *depth, int *partial) {
     /* A complete copy wins over any partial one, even a longer one: its
      * leaf is known, so self time goes where it belongs. */
     if ((int)m > best || m == n) {
-      for (uint32_t i = 0; i < m; i++) out[i] = WT_SLOT_ID(raw[i]);
+      for (uint32_t i = 0; i < m; i++) out[i] = WT_SLOT_ID(raw[i], i);
       best = (int)m;
       best_depth = d;
     }

@@ -15,8 +15,10 @@
  * Shadow stack publication (one writer, one concurrent reader that never
  * stops it; see "No sample lost to a moving stack" below):
  *   top = (pushes << 32) | depth
- *   push: frames[depth] = (tag << 32) | id, tag = low 32 bits of the new
- *         push count; publish top + (1 << 32) + 1
+ *   push: frames[depth] = top ^ id (the `top` before this push: the high
+ *         half is the push count before it, so the push's own count is
+ *         that + 1; the low half is depth xor the id);
+ *         publish top + (1 << 32) + 1
  *   pop:  publish top - 1
  * Every frame slot carries the number of the push that wrote it, so the
  * reader can tell which slots the owner rewrote while it copied them and
@@ -44,10 +46,14 @@
 #define WT_TOP_DEPTH(top) ((uint32_t)(top))
 #define WT_TOP_PUSHES(top) ((top) >> 32)
 #define WT_TOP_PUSH_STEP ((UINT64_C(1) << 32) + 1)
-/* A frame slot: the frame id in the low half, the tag (the push count
- * that wrote it, mod 2^32) in the high half. */
-#define WT_SLOT_ID(slot) ((uint32_t)(slot))
-#define WT_SLOT_TAG(slot) ((uint32_t)((slot) >> 32))
+/* A frame slot at index i: the `top` its push found, xor the frame id.
+ * The high half plus one is the tag (the number of the push that wrote
+ * it, mod 2^32); the low half is i xor the id. The push stores the `top`
+ * it already loaded with one xor, where a separate tag cost an add, an
+ * and and an or (the hooks are the hottest code wasmtrace has:
+ * bench/interp.mjs). */
+#define WT_SLOT_ID(slot, i) ((uint32_t)(slot) ^ (uint32_t)(i))
+#define WT_SLOT_TAG(slot) ((uint32_t)((slot) >> 32) + 1u)
 
 /* No sample lost to a moving stack (issue 16): the copy protocol.
  *

@@ -20,10 +20,8 @@
 WT_I_NOINSTR static inline uint32_t wt_stack_push(wt_thread *t, uint32_t id) {
   uint64_t top = WT_I_LOAD_OWN_U64(&t->top);
   uint32_t depth = WT_TOP_DEPTH(top);
-  /* The slot's tag is the new push count: the high half of the new `top`
-   * (its low half, the depth, never carries into it). */
-  if (__builtin_expect(depth < WT_MAX_DEPTH, 1))
-    WT_I_STORE_FRAME(&t->frames[depth], ((top + (UINT64_C(1) << 32)) & ~(uint64_t)UINT32_MAX) | id);
+  /* The slot is this `top` xor the id (WT_SLOT_ID, WT_SLOT_TAG). */
+  if (__builtin_expect(depth < WT_MAX_DEPTH, 1)) WT_I_STORE_FRAME(&t->frames[depth], top ^ id);
   WT_I_PUBLISH_U64(&t->top, top + WT_TOP_PUSH_STEP);
   return depth;
 }

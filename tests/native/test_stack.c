@@ -244,13 +244,13 @@ WT_TEST(scope_begin_and_end_should_push_and_pop_frames) {
   wt_scope_begin(&c);
   CHECK_EQ_INT(depth_of(t), 3);
   CHECK_EQ_U64(pushes_of(t), pushes + 3);
-  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[0])), a.id);
-  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[1])), b.id);
-  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[2])), c.id);
+  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[0]), 0), a.id);
+  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[1]), 1), b.id);
+  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[2]), 2), c.id);
   wt_scope_end();
   CHECK_EQ_INT(depth_of(t), 2);
   wt_scope_begin(&a); /* overwrites frames[2] */
-  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[2])), a.id);
+  CHECK_EQ_U64(WT_SLOT_ID(atomic_load(&t->frames[2]), 2), a.id);
   CHECK_EQ_U64(pushes_of(t), pushes + 4);
   wt_scope_end();
   wt_scope_end();
@@ -266,7 +266,7 @@ WT_TEST(scope_macro_should_close_at_the_end_of_its_block) {
   {
     WT_SCOPE("block");
     CHECK_EQ_INT(depth_of(t), 1);
-    CHECK_EQ_STR(wt_registry_scope_name(WT_SLOT_ID(atomic_load(&t->frames[0]))), "block");
+    CHECK_EQ_STR(wt_registry_scope_name(WT_SLOT_ID(atomic_load(&t->frames[0]), 0)), "block");
     WT_BEGIN("inner");
     CHECK_EQ_INT(depth_of(t), 2);
     WT_END();
@@ -714,7 +714,9 @@ static void on_guard_fault(int sig, siginfo_t *info, void *context) {
   wt_stack_pop(guarded_thread, &depth);
   wt_stack_pop(guarded_thread, &depth);
   uint64_t tag = WT_TOP_PUSHES(atomic_load(&guarded_thread->top)) + 1;
-  WT_I_STORE_FRAME(&guarded_thread->frames[GUARD_INDEX - 1], (tag << 32) | (0xb0u + GUARD_INDEX - 1));
+  /* The slot format of wt_stack_push: the `top` before the push xor the id. */
+  uint64_t top_before = ((tag - 1) << 32) | (GUARD_INDEX - 1);
+  WT_I_STORE_FRAME(&guarded_thread->frames[GUARD_INDEX - 1], top_before ^ (0xb0u + GUARD_INDEX - 1));
 }
 
 WT_TEST(stack_copy_should_not_accept_a_frame_of_a_push_that_is_not_published) {
