@@ -48,8 +48,11 @@
 //  15. the sampler against its floor (bench/floor.mjs): ours vs a thread
 //      that only sleeps to the same deadlines, alternating rounds at 1 and
 //      10 kHz, 1 busy thread (sampler.floor.*)
+//  16. hooks on a call-dense interpreter (bench/interp.mjs): Lua 5.4
+//      instrumented, plain vs today's library vs the library of 551744b,
+//      rotating rounds under Node (interp.lua.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
-// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*), with its 95 %
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*, interp.*), with its 95 %
 // interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
@@ -74,6 +77,7 @@ import { heapBench, heapFigures, heapSection } from './heap.mjs';
 import { diffBench, diffFigures, diffSection } from './diff.mjs';
 import { sizeBench, sizeFigures, sizeSection } from './size.mjs';
 import { floorBench, floorFigures, floorSection } from './floor.mjs';
+import { interpBench, interpFigures, interpSection } from './interp.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -344,6 +348,8 @@ log('download size: a two-thread app with and without wasmtrace, by component (b
 const sizes = sizeBench({ log });
 log('the sampler against its floor: ours vs a bare sleeper, alternating rounds at 1 and 10 kHz (bench/floor.mjs)');
 const floors = await floorBench({ wasm, log });
+log('hooks on a call-dense interpreter: Lua 5.4, plain vs today vs 551744b (bench/interp.mjs)');
+const interp = await interpBench({ log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -480,11 +486,13 @@ ${diffSection(diffs, 'npm run bench')}
 
 ${sizeSection(sizes, 'npm run bench')}
 
-${floorSection(floors, 'npm run bench')}`;
+${floorSection(floors, 'npm run bench')}
+
+${interpSection(interp, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors), ...interpFigures(interp)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
