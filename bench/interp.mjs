@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDeps } from '../lib/native.mjs';
 import { figure, median, replaceSection, stampSections, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,12 +78,6 @@ function oldTree(build) {
   }
 }
 
-const depDir = (prefix) => {
-  const deps = join(root, '.deps');
-  const d = existsSync(deps) ? readdirSync(deps).find((x) => x.startsWith(prefix) && !/\.(tar|dsc)/.test(x)) : null;
-  return d ? join(deps, d) : null;
-};
-
 /** Configures and builds one variant; returns its lua_bench.js. */
 function buildVariant(build, name, source, mode, lua, log) {
   const dir = join(build, name);
@@ -90,9 +85,9 @@ function buildVariant(build, name, source, mode, lua, log) {
   if (!existsSync(join(dir, 'CMakeCache.txt'))) {
     log(`configuring ${name} (${mode}, ${source === root ? 'this tree' : source})`);
     const defs = [`-DWT_SOURCE=${source}`, `-DLUA_DIR=${lua}`, `-DWT_MODE=${mode}`, '-DCMAKE_BUILD_TYPE=Release'];
-    const cjson = depDir('cjson-'), zlib = depDir('zlib-');
-    if (cjson) defs.push(`-DWASMTRACE_CJSON_DIR=${cjson}`);
-    if (zlib) defs.push(`-DWASMTRACE_ZLIB_DIR=${zlib}`);
+    // An older tree looks only in its own .deps/: give it the sources this one uses.
+    const { cjson, zlib } = ensureDeps({ progress: log });
+    defs.push(`-DWASMTRACE_CJSON_DIR=${cjson}`, `-DWASMTRACE_ZLIB_DIR=${zlib}`);
     sh('emcmake', ['cmake', '-S', join(root, 'bench/interp'), '-B', dir, ...defs], { stdio: ['ignore', 'ignore', 'pipe'] });
   }
   log(`building ${name}`);

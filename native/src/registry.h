@@ -134,8 +134,10 @@
  * build's stores) and pays the cost above. The event rings' write index
  * is published the same way (WT_I_PUBLISH_RING, scope.c): its release
  * store was a third of a recorded scope's own cost (bench/calls.c
- * scope:clock2, in-page pairs: Chromium ~34-60 -> 25-32 ns, Firefox
- * ~77-95 -> 49-55 ns, Node 23-28 -> 17-19 ns). On a weakly ordered CPU the
+ * scope:clock2 in-page pairs, builds before and after compared by hand:
+ * Chromium ~34-60 -> 25-32 ns, Firefox ~77-95 -> 49-55 ns, Node 23-28 ->
+ * 17-19 ns; today's figure: WT_BROWSERS_SCOPE_ONLY=1 node
+ * bench/browsers.mjs). On a weakly ordered CPU the
  * worker may then read a slot before the event's stores land: it sees the
  * event that was there a lap before (every field of some event the thread
  * did record: the ids and categories stay valid, a time or a pairing may
