@@ -599,18 +599,23 @@
     },
   };
 
-  // The diagnostic server (docs/PROTOCOL.md) is js/wasmtrace_server.js, a
-  // second --post-js: it adds Module.wasmtrace.server. An app linked with
-  // the older flags (this file only) whose config names a server is told
-  // once, before main().
+  // The diagnostic server (docs/PROTOCOL.md) is js/wasmtrace_server.js, an
+  // opt-in --post-js: it adds Module.wasmtrace.server, now if it was linked
+  // before this file. An app linked without it whose config names a server
+  // is told once, before main().
+  if (typeof wasmtraceServerPending !== 'undefined' && wasmtraceServerPending) {
+    wasmtraceServerPending = false;
+    wasmtraceServerInstall();
+  }
   var appOnInit3 = Module['onRuntimeInitialized'];
   Module['onRuntimeInitialized'] = function () {
     try {
       if (!('server' in Module['wasmtrace']) && typeof wasmtraceServerConfig === 'function' &&
           (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) && wasmtraceServerConfig()) {
-        console.error('wasmtrace: the config names a server, but the app was linked without ' +
-          'wasmtrace_server.js: add --post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js after ' +
-          'wasmtrace_post.js (docs/GUIDE.md, "Plain emcc"); not connecting');
+        console.error('wasmtrace: the config names a server, but the app was linked without the diagnostic ' +
+          "server's page code, which is opt-in: CMake: wasmtrace_server(app); plain emcc: " +
+          '--post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js (or `wasmtrace flags --ldflags --server`); ' +
+          'port: server=1 (docs/GUIDE.md, "Live"); not connecting');
       }
     } catch (e) {
       // Never in the way of the app's start.

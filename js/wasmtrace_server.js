@@ -20,10 +20,18 @@
 // Emscripten internals used (js/wasmtrace_library.js lists them):
 // wasmMemory, addRunDependency/removeRunDependency, runtimeInitialized,
 // Module.onRuntimeInitialized and Module.onAbort (chained).
-(function () {
+//
+// Opt-in (CMake: wasmtrace_server(app); plain emcc: this --post-js; the
+// port's server=1): an app without it does not download it. Its place among
+// the --post-js files does not matter (CMake puts a dependency's link
+// options after the target's own): linked before js/wasmtrace_post.js it
+// marks itself pending, and that file installs it once Module.wasmtrace
+// exists; linked after, it installs itself.
+var wasmtraceServerPending = false;
+function wasmtraceServerInstall() {
   if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
   var api = Module['wasmtrace'];
-  if (!api) return; // js/wasmtrace_post.js is not linked: it says so itself
+  if (!api || Object.prototype.hasOwnProperty.call(api, 'server')) return; // (installed once)
   var WATCH_EVERY_MS = 25;
   var INFO_EVERY_MS = 1000;
   var QUEUE_MAX = 64;
@@ -333,4 +341,6 @@
     } catch (e) { /* next time */ }
   }, WATCH_EVERY_MS);
   if (watcher && typeof watcher.unref === 'function') watcher.unref();
-})();
+}
+if (Module['wasmtrace']) wasmtraceServerInstall();
+else wasmtraceServerPending = true;

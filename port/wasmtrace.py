@@ -1,7 +1,7 @@
 # wasmtrace as an Emscripten external port (Emscripten >= 3.1.54):
 #
 #   emcc app.c -o app.js -pthread --use-port=node_modules/wasmtrace/port/wasmtrace.py
-#   emcc ... --use-port=node_modules/wasmtrace/port/wasmtrace.py:instrument=after-inlining:heap=1
+#   emcc ... --use-port=node_modules/wasmtrace/port/wasmtrace.py:instrument=after-inlining:heap=1:server=1
 #
 # Give the same --use-port to every compile and to the link: compiles get the
 # include path (and the instrumentation flag, if asked); the link builds the
@@ -32,7 +32,8 @@ def _source_hash():
   # The cached libraries are named after the sources they were built from:
   # a changed source (a new package, or a checkout) builds them again.
   h = hashlib.sha256()
-  for p in sorted(glob.glob(os.path.join(ROOT, 'native', '**', '*.[ch]'), recursive=True)):
+  for p in sorted(glob.glob(os.path.join(ROOT, 'native', '**', '*.[ch]'), recursive=True) +
+                  [os.path.join(ROOT, 'native', 'src', 'hot-path.txt')]):
     h.update(p[len(ROOT):].encode())
     with open(p, 'rb') as f:
       h.update(f.read())
@@ -48,6 +49,7 @@ OPTIONS = {
   'instrument': 'none (default), after-inlining (-finstrument-functions-after-inlining) or full '
                 '(-finstrument-functions): put the functions of the sources compiled with this port on the shadow stack',
   'heap': '0 (default) or 1: link the allocator shim, for sessions with "heap" (sampled heap profiles)',
+  'server': '0 (default) or 1: link the diagnostic server\'s page code (wasmtrace serve, suspend, streaming)',
 }
 
 INSTRUMENT = {
@@ -56,7 +58,7 @@ INSTRUMENT = {
   'full': ['-finstrument-functions'],
 }
 
-opts = {'instrument': 'none', 'heap': '0'}
+opts = {'instrument': 'none', 'heap': '0', 'server': '0'}
 
 # What the library is made of (CMakeLists.txt's WT_SOURCES with the
 # Emscripten platform layer); heap_shim.c is its own library.
@@ -64,14 +66,18 @@ NATIVE = os.path.join(ROOT, 'native')
 SOURCES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NATIVE, 'src', '*.c'))
                  if os.path.basename(p) not in ('platform_host.c', 'heap_shim.c'))
 ZLIB_SOURCES = ['adler32.c', 'crc32.c', 'deflate.c', 'trees.c', 'zutil.c']
+# The per-call, per-tick and per-byte sources, built at -O2 into a second
+# archive; the rest at -Os (native/src/hot-path.txt says why).
+with open(os.path.join(NATIVE, 'src', 'hot-path.txt')) as f:
+  HOT = [l.strip() for l in f if l.strip() and not l.startswith('#')]
 
 
 def handle_options(options, error_handler):
   for name, value in options.items():
     if name == 'instrument' and value not in INSTRUMENT:
       error_handler(f'instrument={value}: expected one of {", ".join(INSTRUMENT)}')
-    if name == 'heap' and value not in ('0', '1'):
-      error_handler(f'heap={value}: expected 0 or 1')
+    if name in ('heap', 'server') and value not in ('0', '1'):
+      error_handler(f'{name}={value}: expected 0 or 1')
     opts[name] = value
 
 
@@ -130,7 +136,11 @@ def get(ports, settings, shared):
     ports.build_port(zlib, final, 'wasmtrace_zlib', srcs=ZLIB_SOURCES, flags=base + ['-w', '-DHAVE_UNISTD_H', '-DDYNAMIC_CRC_TABLE'])
 
   def create_core(final):
-    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace', srcs=SOURCES,
+    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace', srcs=[s for s in SOURCES if s not in HOT],
+                     includes=[os.path.join(NATIVE, 'include'), cjson, zlib], flags=base + ['-Wall', '-Os'])
+
+  def create_hot(final):
+    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_hot', srcs=[s for s in SOURCES if s in HOT],
                      includes=[os.path.join(NATIVE, 'include'), cjson, zlib], flags=base + ['-Wall'])
 
   def create_heap(final):
@@ -141,6 +151,7 @@ def get(ports, settings, shared):
   if opts['heap'] == '1':
     libs.append(shared.cache.get_lib(f'libwasmtrace_heap-{TAG}.a', create_heap, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace-{TAG}.a', create_core, what='port'))
+  libs.append(shared.cache.get_lib(f'libwasmtrace_hot-{TAG}.a', create_hot, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_cjson-{TAG}.a', create_cjson, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_zlib-{TAG}.a', create_zlib, what='port'))
   # Linker flags go to wasm-ld beside the libraries: pull in the code that
@@ -157,17 +168,19 @@ def get(ports, settings, shared):
 
 
 def clear(ports, settings, shared):
-  for name in ('wasmtrace_heap', 'wasmtrace', 'wasmtrace_cjson', 'wasmtrace_zlib'):
+  for name in ('wasmtrace_heap', 'wasmtrace', 'wasmtrace_hot', 'wasmtrace_cjson', 'wasmtrace_zlib'):
     shared.cache.erase_lib(f'lib{name}-{TAG}.a')
 
 
 def linker_setup(ports, settings):
   js = os.path.join(ROOT, 'js')
-  # The JS shim: C-callable imports, Module.wasmtrace, the diagnostic server.
+  # The JS shim: C-callable imports, Module.wasmtrace, and (server=1) the
+  # diagnostic server's page code.
   settings.JS_LIBRARIES.append(os.path.join(js, 'wasmtrace_library.js'))
   settings.PRE_JS_FILES.append(os.path.join(js, 'wasmtrace_pre.js'))
   settings.POST_JS_FILES.append(os.path.join(js, 'wasmtrace_post.js'))
-  settings.POST_JS_FILES.append(_server_js(ports))
+  if opts['server'] == '1':
+    settings.POST_JS_FILES.append(_server_js(ports))
   # The shim reads finished traces with FS.readFile, and calls these.
   settings.FORCE_FILESYSTEM = 1
   settings.EXPORTED_RUNTIME_METHODS += ['FS', 'UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']

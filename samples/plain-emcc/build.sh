@@ -38,7 +38,6 @@ emcc -O2 "$out/primes.o" -o "$out/primes.js" \
   --js-library "$prefix/share/wasmtrace/js/wasmtrace_library.js" \
   --pre-js "$prefix/share/wasmtrace/js/wasmtrace_pre.js" \
   --post-js "$prefix/share/wasmtrace/js/wasmtrace_post.js" \
-  --post-js "$prefix/share/wasmtrace/js/wasmtrace_server.js" \
   -Wl,--undefined=wt_js_startup_count \
   -Wl,--wrap=pthread_create -Wl,--wrap=emscripten_futex_wait \
   -Wl,--undefined=__cyg_profile_func_enter,--undefined=__cyg_profile_func_exit,--undefined=emscripten_return_address \

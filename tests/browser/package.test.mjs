@@ -45,6 +45,8 @@ async function mustRun(cmd, args, options) {
   return r;
 }
 const npx = (...args) => run('npx', ['--no-install', 'wasmtrace', ...args]);
+// Whether an app's JS holds the diagnostic server's page code (opt-in).
+const hasServerCode = (js) => readFileSync(js, 'utf8').includes('wasmtraceServerWorkerSource');
 
 // The scratch app: two pthreads in a named hot function, main waiting.
 const APP_C = `#include <pthread.h>
@@ -207,11 +209,13 @@ add_subdirectory(\${CMAKE_SOURCE_DIR}/../node_modules/wasmtrace wasmtrace)
 add_executable(app ../app.c)
 target_link_libraries(app PRIVATE wasmtrace)
 wasmtrace_instrument(app)
+wasmtrace_server(app)
 target_link_options(app PRIVATE ${APP_LINK.join(' ')})
 set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${CMAKE_BINARY_DIR}/site")
 `);
     await mustRun('emcmake', ['cmake', '-S', dir, '-B', join(dir, 'build'), '-DCMAKE_BUILD_TYPE=Release']);
     await mustRun('cmake', ['--build', join(dir, 'build')]);
+    assert.ok(hasServerCode(join(dir, 'build/site/app.js')), 'wasmtrace_server(app) links the server page code');
     assertCrunched(await recordApp(join(dir, 'build/site'), 'cmake'));
   });
 
@@ -223,6 +227,11 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const ldflags = (await npx('flags', '--ldflags')).stdout.trim();
     assert.match(cflags, /^-pthread -I\/\S+\/include$/);
     assert.match(ldflags, /libwasmtrace\.a .*--js-library \S+wasmtrace_library\.js .*-Wl,--wrap=pthread_create/);
+    // The diagnostic server's page code is opt-in.
+    assert.doesNotMatch(ldflags, /wasmtrace_server\.js/);
+    const withServer = (await npx('flags', '--ldflags', '--with-server')).stdout.trim();
+    assert.equal(withServer.slice(0, ldflags.length), ldflags);
+    assert.match(withServer.slice(ldflags.length), /^ --post-js \/\S+\/wasmtrace_server\.js$/);
     // pkg-config reads the same file the same way (when it is installed).
     const pc = await run('pkg-config', ['--libs', 'wasmtrace'], { env: { ...env, PKG_CONFIG_PATH: join(cflags.split('-I')[1], '../lib/pkgconfig') } });
     if (pc.status === 0) assert.equal(pc.stdout.trim().replace(/\/lib\/pkgconfig\/\.\.\/\.\./g, ''), ldflags);
@@ -231,6 +240,7 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const split = (s) => s.split(/\s+/).filter(Boolean);
     await mustRun('emcc', ['-O2', ...split(cflags), '-finstrument-functions-after-inlining', '-c', 'app.c', '-o', join(site, 'app.o')]);
     await mustRun('emcc', [join(site, 'app.o'), '-o', join(site, 'app.js'), ...split(ldflags), ...APP_LINK]);
+    assert.ok(!hasServerCode(join(site, 'app.js')), 'the default flags leave the server page code out');
     assertCrunched(await recordApp(site, 'flags'));
   });
 
@@ -242,9 +252,10 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const port = join(project, 'node_modules/wasmtrace/port/wasmtrace.py');
     const site = join(project, 'port-app');
     mkdirSync(site, { recursive: true });
-    const use = `--use-port=${port}:instrument=after-inlining:heap=1`;
+    const use = `--use-port=${port}:instrument=after-inlining:heap=1:server=1`;
     await mustRun('emcc', ['-O2', '-pthread', use, '-c', 'app.c', '-o', join(site, 'app.o')]);
     await mustRun('emcc', [join(site, 'app.o'), '-o', join(site, 'app.js'), '-pthread', use, ...APP_LINK]);
+    assert.ok(hasServerCode(join(site, 'app.js')), 'server=1 links the server page code');
     const profile = await recordApp(site, 'port');
     assertCrunched(profile);
     const bad = await run('emcc', [`--use-port=${port}:colour=blue`, '-c', 'app.c', '-o', join(site, 'bad.o')]);

@@ -70,6 +70,15 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
       }
     }
     copyFileSync(join(root, 'tests/serve/index.html'), join(site, 'index.html'));
+    // The same app linked with the default flags: no server page code.
+    mkdirSync(join(site, 'noserver'), { recursive: true });
+    for (const f of ['startup.js', 'startup.wasm', 'startup.worker.js', 'index.html']) {
+      try {
+        copyFileSync(f === 'index.html' ? join(root, 'tests/serve/index.html') : join(wasmBuildDir, 'samples/startup_noserver', f), join(site, 'noserver', f));
+      } catch (e) {
+        if (f !== 'startup.worker.js') throw e;
+      }
+    }
     http = await serve(site);
     browser = await launchTestBrowser();
     router = await startRouter();
@@ -376,6 +385,29 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     await page.waitForFunction(READY, null, { timeout: 60000 });
     assert.equal(await page.evaluate(() => Module.wasmtrace.server), null);
     assert.ok(lines.some((l) => /server: not allowed in a config from the 'wasmtrace' URL parameter/.test(l)), lines.join('\n'));
+    await page.close();
+  });
+
+  test('an app linked without the server page code (opt-in): a config naming a server says how to link it, once, and the app runs unconnected', async () => {
+    const tool = await connectTool(router.url);
+    const page = await browser.newPage();
+    const lines = [];
+    page.on('console', (m) => lines.push(`[${m.type()}] ${m.text()}`));
+    const cfg = { server: { url: router.url }, sessions: [{ name: 'kept', durationMs: 1000 }] };
+    await page.goto(`${http.url}noserver/index.html?n=${++pageNo}&cfg=${encodeURIComponent(JSON.stringify(cfg))}`);
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    const got = await page.evaluate(() => ({
+      hasServer: 'server' in Module.wasmtrace,
+      state: Module.wasmtrace.getStartupSessions()[0].state,
+      href: location.href,
+    }));
+    assert.equal(got.hasServer, false);
+    assert.match(got.state, /^(running|stopping|stopped)$/);
+    const said = lines.filter((l) => l.includes("linked without the diagnostic server's page code"));
+    assert.equal(said.length, 1, lines.join('\n'));
+    assert.match(said[0], /^\[error\] wasmtrace: .* CMake: wasmtrace_server\(app\); plain emcc: --post-js \S+wasmtrace_server\.js .*port: server=1 .*not connecting$/);
+    assert.ok(!(await tool.request({ type: 'list' })).pages.some((x) => x.url === got.href), 'the page is not in the router\'s list');
+    tool.close();
     await page.close();
   });
 

@@ -48,13 +48,15 @@ const REQUIRED = [
   'cmake/wasmtraceConfig.cmake.in',
   'cmake/wasmtrace.pc.in',
   'cmake/wasmtrace-heap.pc.in',
+  'cmake/wasmtrace-server.pc.in',
   'port/wasmtrace.py',
+  'native/src/hot-path.txt',
   'native/include/wasmtrace/wasmtrace.h',
   'native/src/worker.c',
   'native/src/heap_shim.c',
 ];
 const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
-  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch])$');
+  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt)$');
 
 test('npm pack contains everything a user needs', () => {
   for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);

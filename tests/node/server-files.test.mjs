@@ -66,10 +66,31 @@ describe("the server's Worker is a real file the build embeds", () => {
     assert.ok(!worker.includes('`'), 'a backquote');
     assert.ok(!worker.includes('${'), "a '${'");
   });
-  test('the build links the generated server file after the post-js, in the tree and in the package', () => {
+  test('the generated server file is opt-in: the server targets link it, the default ones do not', () => {
     const cmake = read('CMakeLists.txt');
-    assert.match(cmake, /--post-js \$\{PROJECT_SOURCE_DIR\}\/js\/wasmtrace_post\.js"\n\s*"SHELL:--post-js \$\{WASMTRACE_SERVER_JS\}"/);
-    assert.match(read('cmake/wasmtraceConfig.cmake.in'), /wasmtrace_post\.js\\""\n(\s*#.*\n)*\s*"SHELL:--post-js \\"\$\{WASMTRACE_JS_DIR\}\/wasmtrace_server\.js/);
+    assert.match(cmake, /target_link_options\(wasmtrace_server INTERFACE "SHELL:--post-js \$\{WASMTRACE_SERVER_JS\}"\)/);
+    assert.match(read('cmake/wasmtraceConfig.cmake.in'), /wasmtrace::server PROPERTIES[^)]*INTERFACE_LINK_OPTIONS "SHELL:--post-js \\"\$\{WASMTRACE_JS_DIR\}\/wasmtrace_server\.js/);
+    assert.match(read('cmake/wasmtrace-server.pc.in'), /^Libs: --post-js \$\{jsdir\}\/wasmtrace_server\.js$/m);
+    for (const f of ['cmake/wasmtrace.pc.in', 'cmake/wasmtraceConfig.cmake.in']) {
+      const wasmtraceOnly = read(f).split(/wasmtrace::server|^Libs:/m)[f.endsWith('.pc.in') ? 1 : 0];
+      assert.doesNotMatch(wasmtraceOnly, /wasmtrace_server\.js/, f);
+    }
+  });
+
+  test('the server file installs itself whichever side of wasmtrace_post.js it is linked', () => {
+    const server = read('js/wasmtrace_server.js');
+    // Before wasmtrace_post.js: no Module.wasmtrace yet, so it waits.
+    const early = vm.createContext({ Module: {} });
+    vm.runInContext(server, early);
+    assert.equal(early.wasmtraceServerPending, true);
+    // wasmtrace_post.js then installs it, once Module.wasmtrace exists.
+    const post = read('js/wasmtrace_post.js');
+    assert.match(post, /if \(typeof wasmtraceServerPending !== 'undefined' && wasmtraceServerPending\) \{\n\s*wasmtraceServerPending = false;\n\s*wasmtraceServerInstall\(\);/);
+    assert.ok(post.indexOf('wasmtraceServerInstall()') > post.indexOf("Module['wasmtrace'] = {"), 'after Module.wasmtrace is made');
+    // After it: it installs itself at once (here in a pthread, where it stops at its first line).
+    const late = vm.createContext({ Module: { wasmtrace: {} }, ENVIRONMENT_IS_PTHREAD: true });
+    vm.runInContext(server, late);
+    assert.equal(late.wasmtraceServerPending, false);
   });
 });
 
