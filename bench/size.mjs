@@ -13,17 +13,18 @@
 //     js_fs_runtime   Emscripten's FS runtime and the exported runtime
 //                     methods the shim needs (-sFORCE_FILESYSTEM=1 ...)
 //     js_shim         wasmtrace_library.js, _pre.js, _post.js as emcc emits them
+//   and the opt-in parts, not in the default flags and so not in size.added
+//   (exact: differences of whole builds):
 //     js_server       the diagnostic server's page code (wasmtrace_server.js
-//                     with its Worker's source): opt-in (wasmtrace-server.pc),
-//                     not in the default flags, so not in size.added
+//                     with its Worker's source; wasmtrace-server.pc)
+//     wasm_formats    the firefox and folded encoders (wasmtrace-formats.pc)
 //   wasm, from the same app linked with a non-LTO build of the library and
 //   a name section (only to name functions: code bytes do not change): each
 //   function's body is attributed to the object file (llvm-nm) or library
 //   that defines it, and each component's bodies are gzip'd together (an
 //   estimate: gzip of parts does not add up to gzip of the whole; the
 //   totals above are exact):
-//     wasm_core, wasm_encoder_chrome, wasm_encoder_firefox,
-//     wasm_encoder_folded, wasm_server (server.c, stream.c), wasm_heap
+//     wasm_core, wasm_encoder_chrome, wasm_server (server.c, stream.c), wasm_heap
 //     (heap.c), wasm_zlib, wasm_cjson, wasm_libc (functions of the C
 //     runtime the app alone does not link: printf's float formatting...),
 //     wasm_data (the data section's growth: strings, tables)
@@ -141,13 +142,14 @@ export function sizeBench({ log = () => {} } = {}) {
   const emcc = `emcc ${/(\d+\.\d+\.\d+)/.exec(run('emcc', ['--version']))?.[1] ?? '(unknown version)'}`;
   log(`size: ${emcc}; the library of ${tree}`);
   const lib = install(tree, join(work, 'prefix'));
-  const serverLibs = readPc(join(work, 'prefix/lib/pkgconfig/wasmtrace-server.pc')).fields.Libs.split(/\s+/);
+  const optLibs = (name) => readPc(join(work, `prefix/lib/pkgconfig/${name}.pc`)).fields.Libs.split(/\s+/);
   const fsFlags = lib.libs.filter((f) => /^-s(FORCE_FILESYSTEM|EXPORTED_RUNTIME_METHODS)=/.test(f));
   const builds = {
     app: link(work, 'app', ['-sPTHREAD_POOL_SIZE=1']),
     fs: link(work, 'fs', ['-sPTHREAD_POOL_SIZE=1', ...fsFlags]),
     full: link(work, 'full', ['-sPTHREAD_POOL_SIZE=2', ...lib.cflags, ...lib.libs]),
-    server: link(work, 'server', ['-sPTHREAD_POOL_SIZE=2', ...lib.cflags, ...lib.libs, ...serverLibs]),
+    formats: link(work, 'formats', ['-sPTHREAD_POOL_SIZE=2', ...lib.cflags, ...optLibs('wasmtrace-formats'), ...lib.libs]),
+    server: link(work, 'server', ['-sPTHREAD_POOL_SIZE=2', ...lib.cflags, ...lib.libs, ...optLibs('wasmtrace-server')]),
   };
   log('size: built the app with and without wasmtrace');
   // Attribution (non-LTO, named).
@@ -170,7 +172,8 @@ export function sizeBench({ log = () => {} } = {}) {
   component.wasm_data = { raw: w.data.length - appData.length, gz: gz(w.data) - gz(appData) };
   component.js_fs_runtime = { gz: builds.fs.js - builds.app.js };
   component.js_shim = { gz: builds.full.js - builds.fs.js };
-  component.js_server = { gz: builds.server.js - builds.full.js };
+  component.js_server = { gz: builds.server.js - builds.full.js, optIn: true };
+  component.wasm_formats = { gz: builds.formats.wasm + builds.formats.js - builds.full.wasm - builds.full.js, optIn: true };
   return { emcc, builds, component, nolto: { wasm: named.wasm } };
 }
 
@@ -191,7 +194,7 @@ export function sizeSection(res, command) {
   const { builds: b, component } = res;
   const row = (what, x) => `| ${what} | ${kb(x.wasm).toFixed(1)} | ${kb(x.js).toFixed(1)} | ${kb(x.wasm + x.js).toFixed(1)} |`;
   const comp = Object.entries(component).sort((x, y) => (y[1].gz ?? 0) - (x[1].gz ?? 0))
-    .map(([c, v]) => `| \`${c}\` | ${v.raw !== undefined ? (v.raw / 1000).toFixed(1) : '–'} | ${v.gz !== null ? kb(v.gz).toFixed(1) : '–'} |`);
+    .map(([c, v]) => `| \`${c}\`${v.optIn ? ' (opt-in)' : ''} | ${v.raw !== undefined ? (v.raw / 1000).toFixed(1) : '–'} | ${v.gz !== null ? kb(v.gz).toFixed(1) : '–'} |`);
   return `## 14. Download size
 
 \`${command}\`; ${res.emcc}. A two-thread app (bench/size/app.c) at -O2 with the guide's plain-emcc flags, no name
@@ -202,13 +205,15 @@ section; kB = 1000 bytes, gzip -9.
 ${row('the app alone', b.app)}
 ${row('+ FS runtime and exported methods only', b.fs)}
 ${row('+ wasmtrace (default flags)', b.full)}
+${row('+ the firefox and folded formats (opt-in: wasmtrace_formats)', b.formats)}
 ${row('+ the diagnostic server page code (opt-in: wasmtrace_server)', b.server)}
 
 Added by wasmtrace: **${kb(b.full.wasm + b.full.js - b.app.wasm - b.app.js).toFixed(1)} kB** gzip
 (\`size.added.gzip_kb\`, target <= 40): .wasm ${kb(b.full.wasm - b.app.wasm).toFixed(1)}, .js ${kb(b.full.js - b.app.js).toFixed(1)}.
 
 By component (wasm: functions attributed to their object file in a non-LTO link, each component's bodies gzip'd
-together, an estimate; js: differences of whole builds):
+together, an estimate that does not show the -Os of the control path, which acts through LTO; js and the opt-in
+parts: differences of whole builds, exact):
 
 | component | raw kB | gzip kB |
 |---|---|---|

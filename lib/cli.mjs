@@ -31,7 +31,7 @@ usage:
   wasmtrace report <trace file> [--html out.html] [options]
   wasmtrace diff <base traces> <new traces> [options]
   wasmtrace convert <trace file> --to pprof [-o out.pb.gz] [--heap]
-  wasmtrace flags --cflags | --ldflags [--heap] [--with-server] [--build]
+  wasmtrace flags --cflags | --ldflags [--heap] [--formats] [--with-server] [--build]
   wasmtrace deps
 
 record: loads the page in headless Chromium or Firefox (a directory is
@@ -135,11 +135,12 @@ Parca, speedscope): every thread's CPU samples, the thread a label.
 flags: the compile and link flags for plain emcc, pkg-config style, of the
 library built once with your emcc (wasmtrace flags --build does that).
     --cflags | --ldflags     which (--heap adds the allocator shim,
+                             --formats the firefox and folded formats,
                              --with-server the diagnostic server's page code)
     --build                  build the library now (emcmake cmake; once per
                              emcc version), then print what is asked
   It lives under ~/.cache/wasmtrace ($WASMTRACE_CACHE), with the pkg-config
-  files wasmtrace.pc, wasmtrace-heap.pc and wasmtrace-server.pc
+  files wasmtrace.pc, wasmtrace-heap.pc, wasmtrace-formats.pc and wasmtrace-server.pc
   (PKG_CONFIG_PATH=<it>/lib/pkgconfig).
 
 deps: fetches the cJSON and zlib sources the library compiles with into
@@ -746,7 +747,7 @@ async function convert(positionals, v, io) {
 
 // flags and deps: the native library of an installed package (lib/native.mjs).
 async function flags(positionals, v, io) {
-  if (positionals.length) throw new UsageError(`flags: unexpected '${positionals[0]}' (wasmtrace flags --cflags | --ldflags [--heap] [--with-server] [--build])`);
+  if (positionals.length) throw new UsageError(`flags: unexpected '${positionals[0]}' (wasmtrace flags --cflags | --ldflags [--heap] [--formats] [--with-server] [--build])`);
   if (!v.cflags && !v.ldflags && !v.build) throw new UsageError('flags: say which: --cflags, --ldflags (or --build)');
   const native = await import('./native.mjs');
   try {
@@ -756,7 +757,7 @@ async function flags(positionals, v, io) {
       io.err(`wasmtrace: built: ${prefix} (wasmtrace flags --cflags / --ldflags print its flags)`);
       return 0;
     }
-    const f = native.libraryFlags({ heap: !!v.heap, server: !!v['with-server'] });
+    const f = native.libraryFlags({ heap: !!v.heap, formats: !!v.formats, server: !!v['with-server'] });
     io.out([v.cflags ? f.cflags : '', v.ldflags ? f.ldflags : ''].filter(Boolean).join(' '));
     return 0;
   } catch (e) {
@@ -894,6 +895,7 @@ const OPTIONS = {
   ldflags: { type: 'boolean' },
   build: { type: 'boolean' },
   'with-server': { type: 'boolean' },
+  formats: { type: 'boolean' },
 };
 
 /**

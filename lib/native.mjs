@@ -129,11 +129,12 @@ export function readPc(file) {
 /**
  * The plain-emcc flags of the library built for the emcc on PATH:
  * { prefix, version, cflags, ldflags } (strings). { heap } adds the
- * allocator shim, whose archive goes first; { server } the diagnostic
+ * allocator shim, whose archive goes first; { formats } the firefox and
+ * folded encoders (before wasmtrace's archive); { server } the diagnostic
  * server's page code (its --post-js, last). Throws NativeError saying how to
  * build it when it is not built.
  */
-export function libraryFlags({ env = process.env, heap = false, server = false } = {}) {
+export function libraryFlags({ env = process.env, heap = false, server = false, formats = false } = {}) {
   const version = emccVersion(env);
   const prefix = libraryPrefix(version, env);
   const pc = join(prefix, 'lib', 'pkgconfig', 'wasmtrace.pc');
@@ -143,6 +144,7 @@ export function libraryFlags({ env = process.env, heap = false, server = false }
   const main = readPc(pc).fields;
   const libs = [];
   if (heap) libs.push(readPc(join(dirname(pc), 'wasmtrace-heap.pc')).fields.Libs);
+  if (formats) libs.push(readPc(join(dirname(pc), 'wasmtrace-formats.pc')).fields.Libs);
   libs.push(main.Libs);
   if (server) libs.push(readPc(join(dirname(pc), 'wasmtrace-server.pc')).fields.Libs);
   return { prefix, version, cflags: main.Cflags, ldflags: libs.join(' ') };

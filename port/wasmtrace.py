@@ -1,7 +1,7 @@
 # wasmtrace as an Emscripten external port (Emscripten >= 3.1.54):
 #
 #   emcc app.c -o app.js -pthread --use-port=node_modules/wasmtrace/port/wasmtrace.py
-#   emcc ... --use-port=node_modules/wasmtrace/port/wasmtrace.py:instrument=after-inlining:heap=1:server=1
+#   emcc ... --use-port=node_modules/wasmtrace/port/wasmtrace.py:instrument=after-inlining:heap=1:server=1:formats=1
 #
 # Give the same --use-port to every compile and to the link: compiles get the
 # include path (and the instrumentation flag, if asked); the link builds the
@@ -50,6 +50,7 @@ OPTIONS = {
                 '(-finstrument-functions): put the functions of the sources compiled with this port on the shadow stack',
   'heap': '0 (default) or 1: link the allocator shim, for sessions with "heap" (sampled heap profiles)',
   'server': '0 (default) or 1: link the diagnostic server\'s page code (wasmtrace serve, suspend, streaming)',
+  'formats': '0 (default) or 1: link the firefox and folded output formats (chrome is always there)',
 }
 
 INSTRUMENT = {
@@ -58,13 +59,16 @@ INSTRUMENT = {
   'full': ['-finstrument-functions'],
 }
 
-opts = {'instrument': 'none', 'heap': '0', 'server': '0'}
+opts = {'instrument': 'none', 'heap': '0', 'server': '0', 'formats': '0'}
 
 # What the library is made of (CMakeLists.txt's WT_SOURCES with the
 # Emscripten platform layer); heap_shim.c is its own library.
 NATIVE = os.path.join(ROOT, 'native')
+# The firefox and folded encoders are an opt-in archive (formats=1), as in
+# CMakeLists.txt.
+FORMAT_SOURCES = ['encoder_firefox.c', 'encoder_folded.c']
 SOURCES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NATIVE, 'src', '*.c'))
-                 if os.path.basename(p) not in ('platform_host.c', 'heap_shim.c'))
+                 if os.path.basename(p) not in ['platform_host.c', 'heap_shim.c'] + FORMAT_SOURCES)
 ZLIB_SOURCES = ['adler32.c', 'crc32.c', 'deflate.c', 'trees.c', 'zutil.c']
 # The per-call, per-tick and per-byte sources, built at -O2 into a second
 # archive; the rest at -Os (native/src/hot-path.txt says why).
@@ -76,7 +80,7 @@ def handle_options(options, error_handler):
   for name, value in options.items():
     if name == 'instrument' and value not in INSTRUMENT:
       error_handler(f'instrument={value}: expected one of {", ".join(INSTRUMENT)}')
-    if name in ('heap', 'server') and value not in ('0', '1'):
+    if name in ('heap', 'server', 'formats') and value not in ('0', '1'):
       error_handler(f'{name}={value}: expected 0 or 1')
     opts[name] = value
 
@@ -143,6 +147,10 @@ def get(ports, settings, shared):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_hot', srcs=[s for s in SOURCES if s in HOT],
                      includes=[os.path.join(NATIVE, 'include'), cjson, zlib], flags=base + ['-Wall'])
 
+  def create_formats(final):
+    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_formats', srcs=FORMAT_SOURCES,
+                     includes=[os.path.join(NATIVE, 'include')], flags=base + ['-Wall'])
+
   def create_heap(final):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_heap', srcs=['heap_shim.c'],
                      includes=[os.path.join(NATIVE, 'include')], flags=base + ['-Wall'])
@@ -150,6 +158,8 @@ def get(ports, settings, shared):
   libs = []
   if opts['heap'] == '1':
     libs.append(shared.cache.get_lib(f'libwasmtrace_heap-{TAG}.a', create_heap, what='port'))
+  if opts['formats'] == '1':
+    libs.append(shared.cache.get_lib(f'libwasmtrace_formats-{TAG}.a', create_formats, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace-{TAG}.a', create_core, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_hot-{TAG}.a', create_hot, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_cjson-{TAG}.a', create_cjson, what='port'))
@@ -164,11 +174,13 @@ def get(ports, settings, shared):
               '--undefined=emscripten_return_address']
   if opts['heap'] == '1':
     flags += ['--wrap=realloc', '--wrap=sbrk', '--undefined=__wrap_realloc']
+  if opts['formats'] == '1':
+    flags += ['--undefined=wt_encoder_firefox', '--undefined=wt_encoder_folded']
   return libs + flags
 
 
 def clear(ports, settings, shared):
-  for name in ('wasmtrace_heap', 'wasmtrace', 'wasmtrace_hot', 'wasmtrace_cjson', 'wasmtrace_zlib'):
+  for name in ('wasmtrace_heap', 'wasmtrace_formats', 'wasmtrace', 'wasmtrace_hot', 'wasmtrace_cjson', 'wasmtrace_zlib'):
     shared.cache.erase_lib(f'lib{name}-{TAG}.a')
 
 

@@ -171,6 +171,14 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     snprintf(s->error, sizeof s->error, "%s", error);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_CONFIG;
+  } else if (!wt_session_format_linked(config->format)) {
+    snprintf(s->error, sizeof s->error,
+             "format \"%s\" is not linked into this app (opt-in: CMake wasmtrace_formats(app); plain emcc "
+             "`wasmtrace flags --ldflags --formats`; port formats=1; docs/GUIDE.md); \"chrome\" opens in the "
+             "Firefox Profiler too",
+             config->format == WT_FORMAT_FOLDED ? "folded" : "firefox");
+    atomic_store(&s->state, WT_SESSION_FAILED);
+    rc = WT_ERR_UNSUPPORTED;
   } else if (live >= WT_MAX_SESSIONS) {
     snprintf(s->error, sizeof s->error, "too many sessions at once (limit %d)", WT_MAX_SESSIONS);
     atomic_store(&s->state, WT_SESSION_FAILED);

@@ -157,6 +157,17 @@ void wt_session_note_memory(wt_session *s) {
     atomic_store_explicit(&s->high_water, (uint32_t)m, memory_order_relaxed);
 }
 
+/* The firefox and folded encoders: in a wasm build they are their own
+ * archive (libwasmtrace_formats.a), which only apps that ask for them link
+ * (wasmtrace_formats(app)): 7.5 kB of gzip'd download the others do not
+ * pay. Weak references there, so that this file does not pull the archive
+ * member in; NULL when it was not linked. The host library holds them all
+ * (strong references, which pull them out of it). */
+#ifdef __EMSCRIPTEN__
+extern const wt_encoder wt_encoder_firefox __attribute__((weak));
+extern const wt_encoder wt_encoder_folded __attribute__((weak));
+#endif
+
 static const wt_encoder *encoder_for(wt_format format) {
   switch (format) {
     case WT_FORMAT_CHROME: return &wt_encoder_chrome;
@@ -165,6 +176,8 @@ static const wt_encoder *encoder_for(wt_format format) {
     default: return NULL;
   }
 }
+
+int wt_session_format_linked(wt_format format) { return encoder_for(format) != NULL; }
 
 /* The smallest memory limit (bytes) that leaves the buffers at least as
  * much as the encoder's fixed state takes. */

@@ -160,6 +160,9 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us);
  * allocation refused then stops the session early (state STOPPED, the
  * trace says "stoppedEarly"). */
 wt_status wt_session_prealloc(wt_session *s);
+/* 1 when the app links the encoder of `format` (the firefox and folded ones
+ * are an opt-in archive in wasm builds: session.c), else 0. */
+int wt_session_format_linked(wt_format format);
 /* Bytes wt_session_prealloc takes (after set_budgets; an upper bound). */
 size_t wt_session_start_bytes(const wt_session *s);
 /* On failure it frees what it set up (output_ready stays 0). */

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { readProfile, functionTable } from '../../lib/profile.mjs';
 import { recordArgs } from '../lib/test-browser.mjs';
 
@@ -232,6 +233,11 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const withServer = (await npx('flags', '--ldflags', '--with-server')).stdout.trim();
     assert.equal(withServer.slice(0, ldflags.length), ldflags);
     assert.match(withServer.slice(ldflags.length), /^ --post-js \/\S+\/wasmtrace_server\.js$/);
+    // So are the firefox and folded formats.
+    assert.doesNotMatch(ldflags, /libwasmtrace_formats\.a/);
+    const withFormats = (await npx('flags', '--ldflags', '--formats')).stdout.trim();
+    assert.match(withFormats, /^\/\S+\/libwasmtrace_formats\.a -Wl,--undefined=wt_encoder_firefox,--undefined=wt_encoder_folded /);
+    assert.equal(withFormats.slice(withFormats.length - ldflags.length), ldflags);
     // pkg-config reads the same file the same way (when it is installed).
     const pc = await run('pkg-config', ['--libs', 'wasmtrace'], { env: { ...env, PKG_CONFIG_PATH: join(cflags.split('-I')[1], '../lib/pkgconfig') } });
     if (pc.status === 0) assert.equal(pc.stdout.trim().replace(/\/lib\/pkgconfig\/\.\.\/\.\./g, ''), ldflags);
@@ -252,11 +258,20 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const port = join(project, 'node_modules/wasmtrace/port/wasmtrace.py');
     const site = join(project, 'port-app');
     mkdirSync(site, { recursive: true });
-    const use = `--use-port=${port}:instrument=after-inlining:heap=1:server=1`;
+    const use = `--use-port=${port}:instrument=after-inlining:heap=1:server=1:formats=1`;
     await mustRun('emcc', ['-O2', '-pthread', use, '-c', 'app.c', '-o', join(site, 'app.o')]);
     await mustRun('emcc', [join(site, 'app.o'), '-o', join(site, 'app.js'), '-pthread', use, ...APP_LINK]);
     assert.ok(hasServerCode(join(site, 'app.js')), 'server=1 links the server page code');
     const profile = await recordApp(site, 'port');
+    // formats=1 linked the firefox encoder: a firefox-format recording.
+    const ffDir = join(scratch, 'traces', 'port-firefox');
+    const ff = await npx('record', site, '--wait-for', 'window.appDone === true', '--startup', '20s', '--format', 'firefox',
+      '--out', ffDir, '--load-timeout', '120s', '--timeout', '120s', ...recordArgs);
+    assert.equal(ff.status, 0, ff.all);
+    const ffFile = readdirSync(ffDir).find((f) => f.endsWith('.gz'));
+    assert.ok(ffFile, ff.all);
+    assert.ok(JSON.parse(gunzipSync(readFileSync(join(ffDir, ffFile))).toString()).meta, 'a Firefox Profiler profile');
+    assertCrunched(readProfile(readFileSync(join(ffDir, ffFile))));
     assertCrunched(profile);
     const bad = await run('emcc', [`--use-port=${port}:colour=blue`, '-c', 'app.c', '-o', join(site, 'bad.o')]);
     assert.notEqual(bad.status, 0);

@@ -74,7 +74,7 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     mkdirSync(join(site, 'noserver'), { recursive: true });
     for (const f of ['startup.js', 'startup.wasm', 'startup.worker.js', 'index.html']) {
       try {
-        copyFileSync(f === 'index.html' ? join(root, 'tests/serve/index.html') : join(wasmBuildDir, 'samples/startup_noserver', f), join(site, 'noserver', f));
+        copyFileSync(f === 'index.html' ? join(root, 'tests/serve/index.html') : join(wasmBuildDir, 'samples/startup_lean', f), join(site, 'noserver', f));
       } catch (e) {
         if (f !== 'startup.worker.js') throw e;
       }

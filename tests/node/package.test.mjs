@@ -49,6 +49,7 @@ const REQUIRED = [
   'cmake/wasmtrace.pc.in',
   'cmake/wasmtrace-heap.pc.in',
   'cmake/wasmtrace-server.pc.in',
+  'cmake/wasmtrace-formats.pc.in',
   'port/wasmtrace.py',
   'native/src/hot-path.txt',
   'native/include/wasmtrace/wasmtrace.h',
