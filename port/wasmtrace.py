@@ -149,7 +149,7 @@ def get(ports, settings, shared):
 
   def create_formats(final):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_formats', srcs=FORMAT_SOURCES,
-                     includes=[os.path.join(NATIVE, 'include')], flags=base + ['-Wall'])
+                     includes=[os.path.join(NATIVE, 'include'), cjson, zlib], flags=base + ['-Wall'])
 
   def create_heap(final):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_heap', srcs=['heap_shim.c'],

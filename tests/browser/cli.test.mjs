@@ -75,7 +75,9 @@ describe('wasmtrace record', () => {
     const script = (variant, ...flags) => buildIfStale(join(app(variant), 'primes.js'),
       () => mustRun('bash', [build, prefix, app(variant), ...flags]));
     await Promise.all([
-      script('app'),
+      // With the opt-in formats (the plain-emcc flags the guide gives for
+      // them): a test below records it in the firefox format.
+      script('app', join(prefix, 'lib/libwasmtrace_formats.a'), '-Wl,--undefined=wt_encoder_firefox,--undefined=wt_encoder_folded'),
       // No pool slot at all, and creating a thread without one fails (EAGAIN).
       script('strict', '-sPTHREAD_POOL_SIZE=0', '-sPTHREAD_POOL_SIZE_STRICT=2'),
       // One slot: the app's own thread only. The wasmtrace worker used to take
