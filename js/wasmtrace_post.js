@@ -605,7 +605,11 @@
   // is told once, before main().
   if (typeof wasmtraceServerPending !== 'undefined' && wasmtraceServerPending) {
     wasmtraceServerPending = false;
-    wasmtraceServerInstall();
+    try {
+      wasmtraceServerInstall();
+    } catch (e) {
+      console.error('wasmtrace: the diagnostic server could not start: ' + messageOf(e));
+    }
   }
   var appOnInit3 = Module['onRuntimeInitialized'];
   Module['onRuntimeInitialized'] = function () {
@@ -614,7 +618,7 @@
           (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) && wasmtraceServerConfig()) {
         console.error('wasmtrace: the config names a server, but the app was linked without the diagnostic ' +
           "server's page code, which is opt-in: CMake: wasmtrace_server(app); plain emcc: " +
-          '--post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js (or `wasmtrace flags --ldflags --server`); ' +
+          '--post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js (or `wasmtrace flags --ldflags --with-server`); ' +
           'port: server=1 (docs/GUIDE.md, "Live"); not connecting');
       }
     } catch (e) {
