@@ -159,7 +159,7 @@ void wt_session_note_memory(wt_session *s) {
 
 /* The firefox and folded encoders: in a wasm build they are their own
  * archive (libwasmtrace_formats.a), which only apps that ask for them link
- * (wasmtrace_formats(app)): 7.5 kB of gzip'd download the others do not
+ * (wasmtrace_formats(app)): 11.1 kB of gzip'd download the others do not
  * pay. Weak references there, so that this file does not pull the archive
  * member in; NULL when it was not linked. The host library holds them all
  * (strong references, which pull them out of it). */

@@ -93,3 +93,17 @@ test('the inlined hooks add at most two locals to an instrumented function', { s
   assert.equal(empty, plain);
   assert.ok(withHooks - empty <= 2, `wasmtrace's hooks add ${withHooks - empty} locals to recurse() (${empty} -> ${withHooks})`);
 });
+
+// LTO inlines both hooks into every instrumented function, so none of
+// depth_wasmtrace's code calls them and the linker keeps no body for them
+// (its wasm-opt drops what nothing calls). A hooks file compiled where emcc
+// sees -Os (it then adds -fno-inline-functions, which marks them noinline)
+// left a call in every instrumented function: 7.4 instead of ~4.5 ns a call.
+test('LTO inlines the hooks: no body of __cyg_profile_func_enter or _exit is left in the instrumented build',
+  { skip: !existsSync(build('wasmtrace')) && 'not built' }, () => {
+    const functions = functionLocals(readFileSync(build('wasmtrace')));
+    assert.ok(functions.has('recurse'), 'recurse() is in the name section');
+    for (const hook of ['__cyg_profile_func_enter', '__cyg_profile_func_exit', 'wt_stack_push', 'wt_stack_pop']) {
+      assert.ok(!functions.has(hook), `${hook} is a function of its own: it was not inlined`);
+    }
+  });
