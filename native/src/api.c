@@ -176,7 +176,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
              "format \"%s\" is not linked into this app (opt-in: CMake wasmtrace_formats(app); plain emcc "
              "`wasmtrace flags --ldflags --formats`; port formats=1; docs/GUIDE.md); \"chrome\" opens in the "
              "Firefox Profiler too",
-             config->format == WT_FORMAT_FOLDED ? "folded" : "firefox");
+             wt_format_name(config->format));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_UNSUPPORTED;
   } else if (live >= WT_MAX_SESSIONS) {

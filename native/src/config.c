@@ -30,6 +30,13 @@ void wt_config_defaults(wt_session_config *c, const char *name) {
   snprintf(c->categories[0], WT_CATEGORY_MAX, "*");
 }
 
+/* The config's names of the formats, in wt_format's order. */
+static const char *const format_names[] = {"chrome", "firefox", "folded"};
+
+const char *wt_format_name(wt_format format) {
+  return (unsigned)format < sizeof format_names / sizeof *format_names ? format_names[format] : "?";
+}
+
 static int valid_name(const char *s) {
   for (; *s; s++) {
     char c = *s;
@@ -115,7 +122,6 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "format"))) {
-    static const char *const formats[] = {"chrome", "firefox", "folded"};
     snprintf(sub, sizeof sub, "%s.format", path);
     if (!cJSON_IsString(v)) {
       wt_cfg_fail(err, cap, sub, "expected a string, got %s", wt_cfg_type_name(v));
@@ -124,7 +130,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     if (!wt_cfg_refuse_nul(ctx, v, sub, err, cap)) return 0;
     int found = -1;
     for (int i = 0; i < 3; i++)
-      if (strcmp(v->valuestring, formats[i]) == 0) found = i;
+      if (strcmp(v->valuestring, format_names[i]) == 0) found = i;
     if (found < 0) {
       wt_cfg_fail(err, cap, sub,
                   "unsupported format \"%.40s\" (supported: \"chrome\", \"firefox\", \"folded\")",

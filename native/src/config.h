@@ -32,6 +32,8 @@
 #define WT_HEAP_DEFAULT_SAMPLE_BYTES 524288u
 
 typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;
+/* "chrome", "firefox" or "folded": the config's name of a format. */
+const char *wt_format_name(wt_format format);
 typedef enum wt_when_full { WT_FULL_STOP = 0, WT_FULL_RING = 1 } wt_when_full;
 
 typedef struct wt_session_config {

@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,34 @@ static wt_status worker_failed(const char *why) {
 
 void wt_runtime_wake(void) { wt_platform_wake(&wt_rt.wake); }
 
+/* How long exit() waits for the worker to leave its loop. It normally
+ * takes microseconds (the wake ends its sleep; an iteration's work is
+ * bounded by the sampling period); the bound covers a worker waiting for
+ * the main thread (out of memory, worker.c), which is the thread in exit(). */
+#define EXIT_WAIT_US 250000.0
+
+/* wt_runtime_quiesce_for_exit: registered with atexit() once the worker exists. exit() (with
+ * -sEXIT_RUNTIME; Emscripten runs no atexit handlers without it) runs
+ * atexit handlers before it terminates the pthreads' workers: the worker
+ * is told to shut down and given a bounded time to leave its loop, so that
+ * it is not inside the sampler or the encoder when its Web Worker is
+ * terminated (a worker terminated mid-run is where runtimes' exit paths
+ * race: Emscripten's terminateAllThreads says it cannot know when the
+ * thread stops). Sessions are not finished: the app is ending, and an
+ * exit was never going to wait for them. */
+void wt_runtime_quiesce_for_exit(void) {
+  if (!wt_rt.worker_created || atomic_load(&wt_rt.worker_exited)) return;
+  if (pthread_equal(pthread_self(), wt_rt.worker)) return; /* never waits for itself */
+  atomic_store(&wt_rt.shutdown, 1);
+  wt_runtime_wake();
+  /* Not begun yet (a pool worker still loading): it sees the shutdown as
+   * it starts and runs nothing. */
+  if (atomic_load(&wt_rt.worker_started_us) == 0) return;
+  double until = wt_platform_now_us() + EXIT_WAIT_US;
+  while (!atomic_load_explicit(&wt_rt.worker_exited, memory_order_acquire) && wt_platform_now_us() < until)
+    sched_yield();
+}
+
 wt_status wt_runtime_init(void) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&wt_rt.worker_state, &expected, 1))
@@ -69,6 +98,8 @@ wt_status wt_runtime_init(void) {
   int rc = pthread_create(&wt_rt.worker, &attr, wt_worker_main, NULL);
   pthread_attr_destroy(&attr);
   wt_rt.worker_created = rc == 0;
+  static int exit_hook;
+  if (rc == 0 && !exit_hook) exit_hook = atexit(wt_runtime_quiesce_for_exit) == 0;
   if (rc != 0) {
     char msg[WT_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s (pthread_create: %s)%s", wt_status_str(WT_ERR_THREAD), strerror(rc),
@@ -88,6 +119,7 @@ void wt_runtime_reset_for_testing(uint64_t record_categories) {
     pthread_join(wt_rt.worker, NULL);
     wt_rt.worker_created = 0;
   }
+  atomic_store(&wt_rt.worker_exited, 0);
   int n = atomic_load(&wt_rt.session_count);
   for (int i = 0; i < n; i++) {
     wt_session *s = wt_rt.sessions[i];

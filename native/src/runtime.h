@@ -40,6 +40,9 @@ typedef struct wt_runtime {
    * runtime.c; "" when it ran out of memory: api.c then says so). */
   char worker_error[WT_ERROR_MAX];
   _Atomic int shutdown;
+  /* Set by the worker as the last thing it does (runtime.c's exit hook
+   * waits for it, bounded). */
+  _Atomic int worker_exited;
   /* startup.c's batch: odd while it adds the startup sessions, so that the
    * worker adopts all of them in one iteration or none (a count, not a
    * flag: the worker reads it before and after the session count and
@@ -68,6 +71,13 @@ extern wt_runtime wt_rt;
 /* Wakes the worker (new session, stop request, room for output). Any
  * thread. */
 void wt_runtime_wake(void);
+
+/* exit()'s hook (atexit, registered once the worker exists): tells the
+ * worker to shut down and waits, at most 250 ms, until it has left its
+ * loop, so that exit's termination of the pthreads never catches it inside
+ * the sampler or an encoder. Sessions are left as they are. Any thread but
+ * the worker; idempotent. */
+void wt_runtime_quiesce_for_exit(void);
 
 /* Test seam, the only one: stops and joins the worker (also one that
  * exited on its own for lack of memory), frees every session, forgets the

@@ -694,5 +694,6 @@ void *wt_worker_main(void *arg) {
   wt_mem_free(ws->depths);
   wt_mem_free(ws->flags);
   memset(ws, 0, sizeof *ws);
+  atomic_store_explicit(&wt_rt.worker_exited, 1, memory_order_release);
   return NULL;
 }

@@ -501,6 +501,29 @@ WT_TEST(session_should_stop_by_itself_after_its_duration) {
   cJSON_Delete(events);
 }
 
+/* exit() (with -sEXIT_RUNTIME) runs this hook before Emscripten terminates
+ * the pthreads' workers: the worker must be out of its loop when it returns,
+ * even while a session samples at 10 kHz. */
+WT_TEST(the_exit_hook_should_return_once_the_worker_has_left_its_loop) {
+  int id = -1;
+  REQUIRE_EQ_INT(wt_session_start(session_json("{\"name\":\"%s\",\"output\":\"%s/%s.json.gz\","
+                                               "\"sampling\":{\"intervalUs\":100}}",
+                                               "atexit"),
+                                  &id),
+                 WT_OK);
+  REQUIRE_EQ_INT(wait_running(id), WT_SESSION_RUNNING);
+  int exited_before = atomic_load(&wt_rt.worker_exited);
+  CHECK_EQ_INT(exited_before, 0);
+  wt_runtime_quiesce_for_exit();
+  int exited_after = atomic_load(&wt_rt.worker_exited);
+  CHECK_EQ_INT(exited_after, 1);
+  wt_runtime_quiesce_for_exit(); /* a second exit hook call returns at once */
+  /* The session is left as it was: the app is ending. */
+  CHECK_EQ_INT(wt_session_state_get(id), WT_SESSION_RUNNING);
+  /* The runtime is shared by this file's tests: a fresh one for the next. */
+  wt_runtime_reset_for_testing(0);
+}
+
 WT_TEST(session_should_write_plain_json_without_compression) {
   int id = -1;
   REQUIRE_EQ_INT(
@@ -631,6 +654,7 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(session_should_fail_beyond_sixteen_live_sessions),
       WT_TEST_ENTRY(session_start_should_return_limit_beyond_sixteen_live_sessions),
       WT_TEST_ENTRY(session_should_reach_the_runtime_only_through_its_host),
+      WT_TEST_ENTRY(the_exit_hook_should_return_once_the_worker_has_left_its_loop),
   };
   int rc = wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
   /* Joins the worker and frees every session; then the registry, so that
