@@ -515,6 +515,19 @@ var wasmtraceLibrary = {
     console.error('wasmtrace: ' + UTF8ToString(messagePtr));
   },
 
+  // native/src/fmt.c's wt_fmt_double: a double that is not an integer, as
+  // the shortest text of it rounded to `digits` significant digits, so that
+  // the C side links no floating-point printf. ASCII, written byte by byte,
+  // NUL-terminated within `cap`; returns the whole text's length. Any
+  // thread (the worker's encoders call it).
+  wt_js_format_number: function (v, digits, buf, cap) {
+    var s = String(Number(v.toPrecision(digits)));
+    var n = Math.min(s.length, cap - 1);
+    for (var i = 0; i < n; i++) HEAPU8[buf + i] = s.charCodeAt(i);
+    if (cap > 0) HEAPU8[buf + n] = 0;
+    return s.length;
+  },
+
   // performance.timeOrigin of this thread (ms since the epoch), or 0 where
   // there is none. Called once, on the main thread.
   wt_js_time_origin_ms: function () {

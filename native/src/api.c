@@ -13,6 +13,7 @@
 #endif
 
 #include "categories.h"
+#include "fmt.h"
 #include "heap.h"
 #include "mem.h"
 #include "outputs.h"
@@ -28,13 +29,13 @@ static void note_heap_unavailable(const char *session) {
   if (atomic_exchange_explicit(&said, 1, memory_order_relaxed)) return;
   char line[WT_NAME_MAX + 400];
   if (!wt_heap_linked())
-    snprintf(line, sizeof line,
+    wt_snprintf(line, sizeof line,
              "session '%s' asks for \"heap\", but the app was not linked with the allocator shim: no allocation "
              "is recorded. Link it (CMake: wasmtrace_heap(app); plain emcc: libwasmtrace_heap.a before libwasmtrace.a, "
              "-Wl,--wrap=realloc,--wrap=sbrk -Wl,--undefined=__wrap_realloc; docs/GUIDE.md, \"Where the memory went\")",
              session);
   else
-    snprintf(line, sizeof line,
+    wt_snprintf(line, sizeof line,
              "session '%s' asks for \"heap\", but the wasm heap had no room for the sampler's queue and address "
              "set (about 2 MiB): no allocation is recorded",
              session);
@@ -101,11 +102,11 @@ static void explain_no_record(const wt_session_config *config) {
   pthread_mutex_unlock(&wt_rt.mutex);
   size_t kib = (need + 1023) / 1024;
   if (avail == SIZE_MAX)
-    snprintf(no_record_error, sizeof no_record_error,
+    wt_snprintf(no_record_error, sizeof no_record_error,
              "needs %zu KiB to start, and the allocator refused even its %zu-byte record", kib,
              sizeof(wt_session));
   else
-    snprintf(no_record_error, sizeof no_record_error,
+    wt_snprintf(no_record_error, sizeof no_record_error,
              "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
              "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
              kib, avail / 1024);
@@ -116,7 +117,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   wt_session *s = wt_mem_calloc(1, sizeof *s);
   if (!s) {
     if (error && error[0]) /* it failed anyway: that is the reason to give */
-      snprintf(no_record_error, sizeof no_record_error, "%s", error);
+      wt_snprintf(no_record_error, sizeof no_record_error, "%s", error);
     else
       explain_no_record(config);
     wt_session_log_failure(config->name, no_record_error);
@@ -135,9 +136,9 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
      * record that says why (never "no such session"). */
     int last = WT_MAX_SESSION_IDS - 1;
     if (id == last) {
-      snprintf(s->config.name, sizeof s->config.name, "(session limit)");
+      wt_snprintf(s->config.name, sizeof s->config.name, "(session limit)");
       s->config.output[0] = '\0';
-      snprintf(s->error, sizeof s->error,
+      wt_snprintf(s->error, sizeof s->error,
                "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
                "(stopped and failed ones included) and starts no more; reload the page to record again",
                last);
@@ -168,11 +169,11 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     }
   }
   if (error && error[0]) {
-    snprintf(s->error, sizeof s->error, "%s", error);
+    wt_snprintf(s->error, sizeof s->error, "%s", error);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_CONFIG;
   } else if (!wt_session_format_linked(config->format)) {
-    snprintf(s->error, sizeof s->error,
+    wt_snprintf(s->error, sizeof s->error,
              "format \"%s\" is not linked into this app (opt-in: CMake wasmtrace_formats(app); plain emcc "
              "`wasmtrace flags --ldflags --formats`; port formats=1; docs/GUIDE.md); \"chrome\" opens in the "
              "Firefox Profiler too",
@@ -180,11 +181,11 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_UNSUPPORTED;
   } else if (live >= WT_MAX_SESSIONS) {
-    snprintf(s->error, sizeof s->error, "too many sessions at once (limit %d)", WT_MAX_SESSIONS);
+    wt_snprintf(s->error, sizeof s->error, "too many sessions at once (limit %d)", WT_MAX_SESSIONS);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_LIMIT;
   } else if (dup >= 0) {
-    snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
+    wt_snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
              config->output, wt_rt.sessions[dup]->config.name);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_STATE;
@@ -195,7 +196,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     /* Read under the mutex: a worker that gives up (worker.c) stores 2 and
      * then takes the mutex before it fails the sessions in the table, so a
      * session is either failed here or in the table it reads. */
-    snprintf(s->error, sizeof s->error, "%s",
+    wt_snprintf(s->error, sizeof s->error, "%s",
              wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
@@ -227,7 +228,7 @@ wt_status wt_session_start(const char *session_json, int *out_id) {
   (void)st; /* a failed worker makes the session FAILED with the reason */
   wt_session_config config;
   char err[WT_ERROR_MAX], name[WT_NAME_MAX];
-  snprintf(name, sizeof name, "session-%d", atomic_load(&wt_rt.session_count));
+  wt_snprintf(name, sizeof name, "session-%d", atomic_load(&wt_rt.session_count));
   wt_config_parse_session(session_json, strlen(session_json), name, &config, err, sizeof err);
   return wt_api_add_session(&config, err, out_id);
 }

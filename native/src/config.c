@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "config_read.h"
+#include "fmt.h"
 #include "outputs.h"
 
 void wt_config_defaults(wt_session_config *c, const char *name) {
   memset(c, 0, sizeof *c);
-  snprintf(c->name, sizeof c->name, "%s", name);
+  wt_snprintf(c->name, sizeof c->name, "%s", name);
   c->format = WT_FORMAT_CHROME;
   c->gzip = 1;
   c->gzip_level = 1;
@@ -27,7 +28,7 @@ void wt_config_defaults(wt_session_config *c, const char *name) {
   c->counters = 1;
   c->counter_interval_ms = 10;
   c->category_count = 1;
-  snprintf(c->categories[0], WT_CATEGORY_MAX, "*");
+  wt_snprintf(c->categories[0], WT_CATEGORY_MAX, "*");
 }
 
 /* The config's names of the formats, in wt_format's order. */
@@ -54,7 +55,7 @@ static int parse_switch(const cJSON *v, const char *path, const char *key, const
                         const wt_cfg_ctx *ctx, char *err, size_t cap) {
   const char *const keys[] = {"enabled", interval_key, NULL};
   char sub[160];
-  snprintf(sub, sizeof sub, "%s.%s", path, key);
+  wt_snprintf(sub, sizeof sub, "%s.%s", path, key);
   if (!cJSON_IsObject(v)) {
     wt_cfg_fail(err, cap, sub, "expected an object, got %s", wt_cfg_type_name(v));
     return 0;
@@ -62,7 +63,7 @@ static int parse_switch(const cJSON *v, const char *path, const char *key, const
   if (!wt_cfg_check_keys(v, sub, keys, ctx, err, cap)) return 0;
   const cJSON *w;
   if ((w = cJSON_GetObjectItemCaseSensitive(v, "enabled"))) {
-    snprintf(sub, sizeof sub, "%s.%s.enabled", path, key);
+    wt_snprintf(sub, sizeof sub, "%s.%s.enabled", path, key);
     if (!cJSON_IsBool(w)) {
       wt_cfg_fail(err, cap, sub, "expected true or false, got %s", wt_cfg_type_name(w));
       return 0;
@@ -70,7 +71,7 @@ static int parse_switch(const cJSON *v, const char *path, const char *key, const
     *enabled = cJSON_IsTrue(w);
   }
   if ((w = cJSON_GetObjectItemCaseSensitive(v, interval_key))) {
-    snprintf(sub, sizeof sub, "%s.%s.%s", path, key, interval_key);
+    wt_snprintf(sub, sizeof sub, "%s.%s.%s", path, key, interval_key);
     if (!wt_cfg_get_uint(w, sub, lo, hi, interval, err, cap)) return 0;
   }
   return 1;
@@ -78,7 +79,7 @@ static int parse_switch(const cJSON *v, const char *path, const char *key, const
 
 /* "path.key" in buf. */
 static const char *path_of(char *buf, size_t cap, const char *path, const char *key) {
-  snprintf(buf, cap, "%s.%s", path, key);
+  wt_snprintf(buf, cap, "%s.%s", path, key);
   return buf;
 }
 
@@ -106,23 +107,23 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     int given = 0;
     for (const cJSON *item = obj->child; item; item = item->next)
       given += item->string && strcmp(item->string, "name") == 0;
-    snprintf(sub, sizeof sub, "%s.name", path);
+    wt_snprintf(sub, sizeof sub, "%s.name", path);
     if (!wt_cfg_get_string(v, sub, name, sizeof name, WT_NAME_MAX - 1, ctx, name_err, sizeof name_err)) {
       /* name_err says why */
     } else if (!valid_name(name)) {
       wt_cfg_fail(name_err, sizeof name_err, sub,
                   "may contain only letters, digits, '-', '_' and '.', got \"%.80s\"", name);
     } else if (given == 1) {
-      snprintf(c->name, sizeof c->name, "%s", name);
+      wt_snprintf(c->name, sizeof c->name, "%s", name);
     }
   }
   if (!wt_cfg_check_keys(obj, path, keys, ctx, err, cap)) return 0;
   if (name_err[0]) {
-    snprintf(err, cap, "%s", name_err);
+    wt_snprintf(err, cap, "%s", name_err);
     return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "format"))) {
-    snprintf(sub, sizeof sub, "%s.format", path);
+    wt_snprintf(sub, sizeof sub, "%s.format", path);
     if (!cJSON_IsString(v)) {
       wt_cfg_fail(err, cap, sub, "expected a string, got %s", wt_cfg_type_name(v));
       return 0;
@@ -140,7 +141,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->format = (wt_format)found;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "compression"))) {
-    snprintf(sub, sizeof sub, "%s.compression", path);
+    wt_snprintf(sub, sizeof sub, "%s.compression", path);
     if (!wt_cfg_refuse_nul(ctx, v, sub, err, cap)) return 0;
     if (cJSON_IsString(v) && strcmp(v->valuestring, "gzip") == 0) {
       c->gzip = 1;
@@ -155,15 +156,15 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "compressionLevel"))) {
     uint32_t level;
-    snprintf(sub, sizeof sub, "%s.compressionLevel", path);
+    wt_snprintf(sub, sizeof sub, "%s.compressionLevel", path);
     if (!wt_cfg_get_uint(v, sub, 1, 9, &level, err, cap)) return 0;
     c->gzip_level = (int)level;
   }
   /* The default output path depends on the final name and compression. */
-  snprintf(c->output, sizeof c->output, WT_OUTPUT_DIR "%s.%s%s", c->name,
+  wt_snprintf(c->output, sizeof c->output, WT_OUTPUT_DIR "%s.%s%s", c->name,
            c->format == WT_FORMAT_FOLDED ? "folded" : "json", c->gzip ? ".gz" : "");
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "output"))) {
-    snprintf(sub, sizeof sub, "%s.output", path);
+    wt_snprintf(sub, sizeof sub, "%s.output", path);
     char given[WT_PATH_MAX];
     if (!wt_cfg_get_string(v, sub, given, sizeof given, WT_PATH_CHARS, ctx, err, cap)) return 0;
     const char *why = wt_outputs_canonical_path(given, c->output, sizeof c->output);
@@ -178,7 +179,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "overwrite"))) {
-    snprintf(sub, sizeof sub, "%s.overwrite", path);
+    wt_snprintf(sub, sizeof sub, "%s.overwrite", path);
     if (!cJSON_IsBool(v)) {
       wt_cfg_fail(err, cap, sub, "expected true or false, got %s", wt_cfg_type_name(v));
       return 0;
@@ -186,7 +187,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->overwrite = cJSON_IsTrue(v);
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "stream"))) {
-    snprintf(sub, sizeof sub, "%s.stream", path);
+    wt_snprintf(sub, sizeof sub, "%s.stream", path);
     if (!cJSON_IsBool(v)) {
       wt_cfg_fail(err, cap, sub, "expected true or false, got %s", wt_cfg_type_name(v));
       return 0;
@@ -209,7 +210,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->heap_sample_bytes = on ? bytes : 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "categories"))) {
-    snprintf(sub, sizeof sub, "%s.categories", path);
+    wt_snprintf(sub, sizeof sub, "%s.categories", path);
     if (!cJSON_IsArray(v)) {
       wt_cfg_fail(err, cap, sub, "expected an array of strings, got %s", wt_cfg_type_name(v));
       return 0;
@@ -222,22 +223,22 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->category_count = 0;
     int i = 0;
     for (const cJSON *w = v->child; w; w = w->next, i++) {
-      snprintf(sub, sizeof sub, "%s.categories[%d]", path, i);
+      wt_snprintf(sub, sizeof sub, "%s.categories[%d]", path, i);
       if (!wt_cfg_get_string(w, sub, c->categories[i], WT_CATEGORY_MAX, WT_CATEGORY_CHARS, ctx, err, cap))
         return 0;
       c->category_count++;
     }
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "durationMs"))) {
-    snprintf(sub, sizeof sub, "%s.durationMs", path);
+    wt_snprintf(sub, sizeof sub, "%s.durationMs", path);
     if (!wt_cfg_get_uint(v, sub, 0, 3600000, &c->duration_ms, err, cap)) return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "maxBufferKB"))) {
-    snprintf(sub, sizeof sub, "%s.maxBufferKB", path);
+    wt_snprintf(sub, sizeof sub, "%s.maxBufferKB", path);
     if (!wt_cfg_get_uint(v, sub, 64, 1048576, &c->max_buffer_kb, err, cap)) return 0;
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "whenFull"))) {
-    snprintf(sub, sizeof sub, "%s.whenFull", path);
+    wt_snprintf(sub, sizeof sub, "%s.whenFull", path);
     if (!wt_cfg_refuse_nul(ctx, v, sub, err, cap)) return 0;
     if (cJSON_IsString(v) && strcmp(v->valuestring, "stop") == 0) {
       c->when_full = WT_FULL_STOP;
@@ -298,11 +299,11 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
   for (const cJSON *s = v->child; s; s = s->next, i++) {
     wt_config_entry *e = &out->sessions[i];
     char path[32], name[WT_NAME_MAX];
-    snprintf(path, sizeof path, "sessions[%d]", i);
+    wt_snprintf(path, sizeof path, "sessions[%d]", i);
     if (i == 0)
-      snprintf(name, sizeof name, "startup");
+      wt_snprintf(name, sizeof name, "startup");
     else
-      snprintf(name, sizeof name, "startup-%d", i);
+      wt_snprintf(name, sizeof name, "startup-%d", i);
     wt_config_defaults(&e->config, name);
     e->valid = parse_session_obj(s, path, &e->config, &ctx, e->error, sizeof e->error);
   }
@@ -314,7 +315,7 @@ wt_status wt_config_parse(const char *json, size_t len, wt_config *out, char *er
       if (out->sessions[a].valid && out->sessions[b].valid &&
           strcmp(out->sessions[a].config.output, out->sessions[b].config.output) == 0) {
         char path[48];
-        snprintf(path, sizeof path, "sessions[%d].output", a);
+        wt_snprintf(path, sizeof path, "sessions[%d].output", a);
         wt_cfg_fail(out->sessions[a].error, sizeof out->sessions[a].error, path,
                     "\"%s\" is already the output of sessions[%d]", out->sessions[a].config.output, b);
         out->sessions[a].valid = 0;

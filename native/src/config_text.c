@@ -4,6 +4,7 @@
  * uses (config_read.h). Thread-safe: cJSON_ParseWithLengthOpts reports
  * where parsing stopped, with no global error state. */
 #include "config_read.h"
+#include "fmt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -15,9 +16,9 @@ void wt_cfg_fail(char *err, size_t cap, const char *path, const char *fmt, ...) 
   char msg[WT_ERROR_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  wt_vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(err, cap, "%s: %s", path, msg);
+  wt_snprintf(err, cap, "%s: %s", path, msg);
 }
 
 const char *wt_cfg_type_name(const cJSON *v) {
@@ -39,7 +40,9 @@ int wt_cfg_get_uint(const cJSON *v, const char *path, uint32_t lo, uint32_t hi, 
   }
   double d = v->valuedouble;
   if (d != floor(d) || d < lo || d > hi) {
-    wt_cfg_fail(err, cap, path, "expected an integer from %u to %u, got %.15g", lo, hi, d);
+    char got[32];
+    wt_fmt_double(got, sizeof got, d, 15);
+    wt_cfg_fail(err, cap, path, "expected an integer from %u to %u, got %s", lo, hi, got);
     return 0;
   }
   *out = (uint32_t)d;
@@ -121,7 +124,7 @@ int wt_cfg_check_keys(const cJSON *obj, const char *path, const char *const *all
     }
     for (const char *const *k = allowed; *k; k++)
       if (strcmp(item->string, *k) == 0) ok = 1;
-    snprintf(sub, sizeof sub, "%s.%s", path, item->string);
+    wt_snprintf(sub, sizeof sub, "%s.%s", path, item->string);
     if (!ok) {
       wt_cfg_fail(err, cap, sub, "unknown key (allowed: see config/wasmtrace.schema.json)");
       return 0;
@@ -240,7 +243,7 @@ static void report_malformed(const char *json, size_t len, size_t offset, const 
       col++;
     }
   }
-  snprintf(err, cap, "config: malformed JSON at line %u, column %u (byte %u)%s", line, col,
+  wt_snprintf(err, cap, "config: malformed JSON at line %u, column %u (byte %u)%s", line, col,
            (unsigned)offset, what);
 }
 
@@ -249,12 +252,12 @@ static void report_malformed(const char *json, size_t len, size_t offset, const 
 cJSON *wt_cfg_parse_text(const char *json, size_t len, wt_cfg_ctx *ctx, char *err, size_t cap) {
   memset(ctx, 0, sizeof *ctx);
   if (len == 0) {
-    snprintf(err, cap, "config: empty text (expected a JSON object)");
+    wt_snprintf(err, cap, "config: empty text (expected a JSON object)");
     return NULL;
   }
   char *text = malloc(len);
   if (!text) {
-    snprintf(err, cap, "config: out of memory for a copy of the text (%zu bytes)", len);
+    wt_snprintf(err, cap, "config: out of memory for a copy of the text (%zu bytes)", len);
     return NULL;
   }
   memcpy(text, json, len);
@@ -268,7 +271,7 @@ cJSON *wt_cfg_parse_text(const char *json, size_t len, wt_cfg_ctx *ctx, char *er
   if (nuls > 0) {
     unsigned nul = pick_nul_stand_in(text, len);
     if (!nul) {
-      snprintf(err, cap, "config: contains \\u0000 (NUL), which no value may contain");
+      wt_snprintf(err, cap, "config: contains \\u0000 (NUL), which no value may contain");
       free(text);
       return NULL;
     }

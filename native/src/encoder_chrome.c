@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "encoder.h"
+#include "fmt.h"
 #include "mem.h"
 
 /* What this encoder remembers of a thread between steps: 32 bytes, for
@@ -83,7 +84,7 @@ static void announce(ch_writer *w, uint16_t slot) {
   if (slot < w->v->nthreads && w->v->threads[slot].seen)
     memcpy(name, w->v->threads[slot].name, sizeof name);
   else
-    snprintf(name, sizeof name, "thread %u", (unsigned)slot);
+    wt_snprintf(name, sizeof name, "thread %u", (unsigned)slot);
   ct->announced_hash = name_hash(name);
   write_thread_name(w, slot, name);
   metadata_start(w, "thread_sort_index", slot + 1u);
@@ -95,7 +96,7 @@ static void announce(ch_writer *w, uint16_t slot) {
 static void write_header(ch_writer *w) {
   metadata_start(w, "process_name", 0);
   char name[WT_NAME_MAX + 32];
-  snprintf(name, sizeof name, "wasmtrace: %s", w->v->config->name);
+  wt_snprintf(name, sizeof name, "wasmtrace: %s", w->v->config->name);
   wt_json_lit(w->j, "\"name\":");
   wt_json_string(w->j, name);
   wt_json_lit(w->j, "}}");
@@ -128,7 +129,7 @@ static void write_grow(ch_writer *w, const wt_event_rec *r) {
   char text[4096];
   size_t len = 0;
   for (int i = 0; i < n && len < sizeof text - 1; i++) {
-    int k = snprintf(text + len, sizeof text - len, "%s%s", i ? ";" : "",
+    int k = wt_snprintf(text + len, sizeof text - len, "%s%s", i ? ";" : "",
                      wt_encode_frame_name(w->v->nodes[chain[i] - 1].frame));
     if (k < 0) break;
     len += (size_t)k < sizeof text - len ? (size_t)k : sizeof text - 1 - len; /* cut at the buffer */
@@ -170,7 +171,7 @@ static void write_event(ch_writer *w, const wt_event_rec *r) {
   } else if (kind == WT_REC_COUNTER) {
     wt_json_lit(j, ",\"args\":{\"value\":");
     char num[40];
-    snprintf(num, sizeof num, "%.17g", isfinite(r->value) ? r->value : 0.0);
+    wt_fmt_double(num, sizeof num, r->value, 17);
     wt_json_lit(j, num);
     wt_json_lit(j, "}");
   }
@@ -217,7 +218,7 @@ static void profile_event_start(ch_writer *w, const char *name, uint16_t slot, i
   wt_json_lit(j, name);
   wt_json_lit(j, "\",\"id\":\"0x");
   char hex[16];
-  snprintf(hex, sizeof hex, "%x", slot + 1u);
+  wt_snprintf(hex, sizeof hex, "%x", slot + 1u);
   wt_json_lit(j, hex);
   wt_json_lit(j, "\",\"pid\":1,\"tid\":");
   wt_json_u64(j, slot + 1u);
@@ -273,13 +274,13 @@ static void write_phases(ch_writer *w) {
   size_t n = wt_encode_phases(w->v, order, lane, &nlanes);
   for (int l = 0; l < nlanes; l++) {
     char name[32], sort[32];
-    snprintf(name, sizeof name, l ? "Startup %d" : "Startup", l + 1);
+    wt_snprintf(name, sizeof name, l ? "Startup %d" : "Startup", l + 1);
     metadata_start(w, "thread_name", PHASE_TID_BASE + (unsigned)l);
     wt_json_lit(j, "\"name\":");
     wt_json_string(j, name);
     wt_json_lit(j, "}}");
     metadata_start(w, "thread_sort_index", PHASE_TID_BASE + (unsigned)l);
-    snprintf(sort, sizeof sort, "\"sort_index\":%d}}", l - 100);
+    wt_snprintf(sort, sizeof sort, "\"sort_index\":%d}}", l - 100);
     wt_json_lit(j, sort);
   }
   for (size_t k = 0; k < n; k++) {

@@ -50,6 +50,7 @@
 #include <time.h>
 
 #include "encoder.h"
+#include "fmt.h"
 #include "mem.h"
 #include "platform.h"
 #include "u32map.h"
@@ -522,7 +523,7 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, st->is_main ? "true" : "false");
   wt_json_lit(j, ",\"processType\":\"default\",\"processName\":");
   char pname[WT_NAME_MAX + 32];
-  snprintf(pname, sizeof pname, "wasmtrace: %s", v->config->name);
+  wt_snprintf(pname, sizeof pname, "wasmtrace: %s", v->config->name);
   wt_json_string(j, pname);
   wt_json_lit(j, ",\"processStartupTime\":0,\"processShutdownTime\":");
   write_ms(w, v->stop_us > v->start_us ? v->stop_us : v->start_us);
@@ -633,7 +634,7 @@ static void write_counters(ff_writer *w) {
     wt_json_string(j, memory ? "Memory" : wt_registry_category_name(r0->cat));
     wt_json_lit(j, ",\"description\":");
     char desc[WT_CATEGORY_MAX + 64];
-    snprintf(desc, sizeof desc, "wasmtrace counter (category %s)", wt_registry_category_name(r0->cat));
+    wt_snprintf(desc, sizeof desc, "wasmtrace counter (category %s)", wt_registry_category_name(r0->cat));
     wt_json_string(j, desc);
     wt_json_lit(j, ",\"pid\":\"1\",\"mainThreadIndex\":0,\"samples\":{\"length\":");
     wt_json_u64(j, n);
@@ -648,7 +649,7 @@ static void write_counters(ff_writer *w) {
       double v = event_at(f, idx[a])->value;
       if (!isfinite(v) || !isfinite(v - prev)) v = prev; /* JSON has no inf/NaN */
       char num[40];
-      snprintf(num, sizeof num, "%.17g", v - prev);
+      wt_fmt_double(num, sizeof num, v - prev, 17);
       if (a) wt_json_lit(j, ",");
       wt_json_lit(j, num);
       prev = v;
@@ -669,7 +670,7 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
   wt_json_u64(j, PROCESSED_VERSION);
   wt_json_lit(j, ",\"product\":");
   char product[WT_NAME_MAX + 32];
-  snprintf(product, sizeof product, "wasmtrace: %s", c->name);
+  wt_snprintf(product, sizeof product, "wasmtrace: %s", c->name);
   wt_json_string(j, product);
   wt_json_lit(j, ",\"startTime\":");
   wt_json_double3(j, w->f->epoch_ms);

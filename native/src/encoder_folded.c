@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "encoder.h"
+#include "fmt.h"
 #include "mem.h"
 
 typedef struct fd_state {
@@ -102,7 +103,7 @@ static void write_name(wt_json *out, const char *name) {
 
 static void write_count(wt_json *j, uint32_t count) {
   char num[16];
-  int len = snprintf(num, sizeof num, " %u\n", (unsigned)count);
+  int len = wt_snprintf(num, sizeof num, " %u\n", (unsigned)count);
   wt_json_raw(j, num, (size_t)len);
 }
 

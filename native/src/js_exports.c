@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "fmt.h"
 #include "mem.h"
 #include "phases.h"
 #include "platform.h"
@@ -148,7 +149,7 @@ WT_I_EXPORT int wt_js_session_stats(int id, double *out) {
 WT_I_EXPORT int wt_js_session_fail_new(const char *error) {
   wt_session_config config;
   char name[WT_NAME_MAX];
-  snprintf(name, sizeof name, "session-%d", wt_session_count());
+  wt_snprintf(name, sizeof name, "session-%d", wt_session_count());
   wt_config_defaults(&config, name);
   int id = -1;
   wt_api_add_session(&config, error && error[0] ? error : "invalid session config", &id);

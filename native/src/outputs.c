@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "platform.h"
 
 /* A file a session created in this page's life (the newest one per path). */
@@ -73,7 +74,7 @@ static void note_created(const char *path, const char *session, const struct sta
    * reuse it only after the exclusive open refuses it, with a message that
    * does not name its session. */
   if (e) {
-    snprintf(e->session, sizeof e->session, "%s", session);
+    wt_snprintf(e->session, sizeof e->session, "%s", session);
     e->dev = (uint64_t)st->st_dev;
     e->ino = (uint64_t)st->st_ino;
   }
@@ -81,14 +82,14 @@ static void note_created(const char *path, const char *session, const struct sta
 }
 
 static void refuse_not_regular(const char *path, char *err, size_t cap) {
-  snprintf(err, cap,
+  wt_snprintf(err, cap,
            "output \"%.120s\" is not a regular file (a directory, device or link): wasmtrace "
            "writes only regular files",
            path);
 }
 
 static void refuse_not_ours(const char *path, char *err, size_t cap) {
-  snprintf(err, cap,
+  wt_snprintf(err, cap,
            "output \"%.120s\" already exists and wasmtrace did not create it: it never "
            "replaces a file it does not own (choose another output, or set \"overwrite\": "
            "true in the app's own config)",
@@ -116,7 +117,7 @@ wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
   wt_created_output *e = find_created(c->output);
   /* A trace the app has deleted since is no longer one to keep. */
   if (e && !c->overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
-    snprintf(err, cap,
+    wt_snprintf(err, cap,
              "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
              "another output, or set \"overwrite\": true to replace it",
              c->output, e->session);
@@ -133,7 +134,7 @@ wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
 /* mkdir -p of the directory part of path. */
 static void make_parent_dirs(const char *path) {
   char tmp[WT_PATH_MAX];
-  snprintf(tmp, sizeof tmp, "%s", path);
+  wt_snprintf(tmp, sizeof tmp, "%s", path);
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
@@ -153,7 +154,7 @@ FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap) {
     if (errno == EEXIST)
       refuse_not_ours(c->output, err, cap);
     else
-      snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+      wt_snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
     return NULL;
   }
   struct stat st;
@@ -164,7 +165,7 @@ FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap) {
   }
   FILE *f = fdopen(fd, "wb");
   if (!f) {
-    snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+    wt_snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
     close(fd);
     return NULL;
   }
@@ -177,7 +178,7 @@ int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap
    * stats the stream's path, so it cannot tell an unlinked file. */
   struct stat there;
   if (stat(path, &there) != 0) {
-    snprintf(err, cap, "output \"%.120s\" was deleted or moved while the session ran: the trace is lost",
+    wt_snprintf(err, cap, "output \"%.120s\" was deleted or moved while the session ran: the trace is lost",
              path);
     return 1;
   }
@@ -186,14 +187,14 @@ int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap
   int replaced = e && (e->ino != (uint64_t)there.st_ino || e->dev != (uint64_t)there.st_dev);
   pthread_mutex_unlock(&created_lock);
   if (replaced || !S_ISREG(there.st_mode)) {
-    snprintf(err, cap,
+    wt_snprintf(err, cap,
              "output \"%.120s\" was replaced by another file while the session ran: the trace is "
              "lost",
              path);
     return 1;
   }
   if ((uint64_t)there.st_size != written) {
-    snprintf(err, cap,
+    wt_snprintf(err, cap,
              "output \"%.120s\" was truncated or written to by someone else while the session ran "
              "(%llu bytes on the VFS, wasmtrace wrote %llu): the trace is unreadable",
              path, (unsigned long long)there.st_size, (unsigned long long)written);
@@ -251,11 +252,11 @@ const char *wt_outputs_canonical_path(const char *in, char *out, size_t cap) {
 
 const char *wt_outputs_reserved(const char *path, char *why, size_t cap) {
   if (strcmp(path, "/wasmtrace.json") == 0) {
-    snprintf(why, cap, "\"/wasmtrace.json\" is wasmtrace's own config file, never an output");
+    wt_snprintf(why, cap, "\"/wasmtrace.json\" is wasmtrace's own config file, never an output");
     return why;
   }
   if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
-    snprintf(why, cap,
+    wt_snprintf(why, cap,
              "\"%.80s\" is a device or system file: outputs are regular files (e.g. under " WT_OUTPUT_DIR
              ")",
              path);
@@ -268,14 +269,14 @@ int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const ch
                                  size_t cap) {
   static const char dir[] = WT_OUTPUT_DIR;
   if (c->overwrite) {
-    snprintf(err, cap,
+    wt_snprintf(err, cap,
              "sessions[%d].overwrite: not allowed in a config from %s (anyone can set it): only the "
              "app's own config may overwrite files",
              index, source);
     return 0;
   }
   if (strncmp(c->output, dir, sizeof dir - 1) != 0) {
-    snprintf(err, cap,
+    wt_snprintf(err, cap,
              "sessions[%d].output: \"%.80s\" is outside " WT_OUTPUT_DIR
              ": a config from %s may write only there",
              index, c->output, source);

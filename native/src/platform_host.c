@@ -1,5 +1,6 @@
 /* Host implementation of the platform layer (native unit tests). */
 #define _GNU_SOURCE
+#include "fmt.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -69,7 +70,7 @@ char *wt_platform_read_config(wt_config_source *src) {
 
 int wt_platform_function_name(uint32_t table_index, char *buf, size_t cap) {
   /* The host build has no wasm table: frames are shown by number. */
-  snprintf(buf, cap, "function[%u]", (unsigned)table_index);
+  wt_snprintf(buf, cap, "function[%u]", (unsigned)table_index);
   return 1;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "json.h"
 #include "mem.h"
 #include "platform.h"
@@ -69,9 +70,9 @@ static wt_thread *register_self_as(uint32_t start_fn, int base_frame) {
       t->start_fn = start_fn;
       atomic_store_explicit(&t->base_frame, base_frame, memory_order_relaxed);
       if (t->is_main)
-        snprintf(t->name, sizeof t->name, "main");
+        wt_snprintf(t->name, sizeof t->name, "main");
       else
-        snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)t->number);
+        wt_snprintf(t->name, sizeof t->name, "pthread %u", (unsigned)t->number);
       if (slot < count) reg.free_count--;
       if (!atomic_load_explicit(&reg.exit_key_made, memory_order_relaxed) &&
           pthread_key_create(&reg.exit_key, on_thread_exit) == 0)
@@ -240,7 +241,7 @@ uint32_t wt_registry_intern_category(const char *name) {
     }
   if (!found && n < WT_MAX_CATEGORY_NAMES) {
     index = n;
-    snprintf(reg.categories[n], sizeof reg.categories[n], "%s",
+    wt_snprintf(reg.categories[n], sizeof reg.categories[n], "%s",
              n == WT_MAX_CATEGORY_NAMES - 1 ? "(other)" : name);
     atomic_store_explicit(&reg.category_count, n + 1, memory_order_release);
   }

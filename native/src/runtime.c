@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "fmt.h"
 #include "heap.h"
 #include "mem.h"
 #include "outputs.h"
@@ -29,7 +30,7 @@ extern int wt_js_pool_prepare(char *error, int cap);
 
 /* The worker cannot run: sessions fail with `why` (api.c), printed once. */
 static wt_status worker_failed(const char *why) {
-  snprintf(wt_rt.worker_error, sizeof wt_rt.worker_error, "%s", why);
+  wt_snprintf(wt_rt.worker_error, sizeof wt_rt.worker_error, "%s", why);
   atomic_store(&wt_rt.worker_state, 2);
   wt_platform_log_error(why);
   /* A session another thread added meanwhile (it saw the state at 1) will
@@ -102,7 +103,7 @@ wt_status wt_runtime_init(void) {
   if (rc == 0 && !exit_hook) exit_hook = atexit(wt_runtime_quiesce_for_exit) == 0;
   if (rc != 0) {
     char msg[WT_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s (pthread_create: %s)%s", wt_status_str(WT_ERR_THREAD), strerror(rc),
+    wt_snprintf(msg, sizeof msg, "%s (pthread_create: %s)%s", wt_status_str(WT_ERR_THREAD), strerror(rc),
              rc == EAGAIN ? ": no free pthread pool worker; link with "
                             "-sPTHREAD_POOL_SIZE=<your threads + 1>"
                           : "");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "heap.h"
 #include "json.h"
 #include "mem.h"
@@ -87,7 +88,7 @@ void wt_session_note_no_memory(wt_session *s, uint64_t n) {
 void wt_session_log_end(const wt_session *s) {
   if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
   char line[WT_NAME_MAX + 200];
-  snprintf(line, sizeof line,
+  wt_snprintf(line, sizeof line,
            "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
            "it recorded",
            s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
@@ -116,9 +117,9 @@ void wt_session_log_failure(const char *name, const char *error) {
   if (n > WT_FAILURE_LINES_MAX) return;
   char line[WT_ERROR_MAX + WT_NAME_MAX + 80];
   if (n < WT_FAILURE_LINES_MAX)
-    snprintf(line, sizeof line, "session '%s' failed: %s", name, error);
+    wt_snprintf(line, sizeof line, "session '%s' failed: %s", name, error);
   else
-    snprintf(line, sizeof line,
+    wt_snprintf(line, sizeof line,
              "session '%s' failed too; %d session failures were printed, further ones are not "
              "(each session's error and state stay readable from JS and C)",
              name, WT_FAILURE_LINES_MAX);
@@ -134,7 +135,7 @@ void wt_session_fail(wt_session *s, const char *fmt, ...) {
   if (!atomic_compare_exchange_strong(&s->failing, &unclaimed, 1)) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(s->error, sizeof s->error, fmt, ap);
+  wt_vsnprintf(s->error, sizeof s->error, fmt, ap);
   va_end(ap);
   while (!atomic_compare_exchange_weak_explicit(&s->state, &st, WT_SESSION_FAILED,
                                                 memory_order_acq_rel, memory_order_acquire)) {
@@ -314,14 +315,14 @@ wt_status wt_session_prealloc(wt_session *s) {
   s->enc.encoder_sink = NULL;
   size_t kib = (need + 1023) / 1024;
   if (avail == SIZE_MAX) /* no heap limit known (host): the allocator refused */
-    snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused part of it",
+    wt_snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused part of it",
              kib);
   else if (need <= avail) /* the room was there when checked: another thread took it */
-    snprintf(s->error, sizeof s->error,
+    wt_snprintf(s->error, sizeof s->error,
              "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
              kib, avail / 1024);
   else
-    snprintf(s->error, sizeof s->error,
+    wt_snprintf(s->error, sizeof s->error,
              "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
              "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
              kib, avail / 1024);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "heap.h"
 #include "json.h"
 #include "mem.h"
@@ -63,10 +64,10 @@ static uint32_t snapshot_threads(wt_session *s) {
         /* " (routine)", cut whole characters first and ")" kept. */
         char routine[WT_THREAD_NAME_MAX];
         wt_json_utf8_copy(routine, sizeof st->name - len - 3, wt_symbols_function_name(start - 1));
-        snprintf(st->name + len, sizeof st->name - len, " (%s)", routine);
+        wt_snprintf(st->name + len, sizeof st->name - len, " (%s)", routine);
       }
     } else {
-      snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
+      wt_snprintf(st->name, sizeof st->name, "thread %u", (unsigned)slot);
     }
     st->is_main = t && t->is_main;
   }

@@ -7,6 +7,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "fmt.h"
 #include "platform.h"
 #include "runtime.h"
 #include "session.h"
@@ -14,9 +15,9 @@
 /* The config blob's top-level error (Module.wasmtrace.configError), printed
  * once. */
 static void set_config_error(const char *error, const char *source) {
-  snprintf(wt_rt.config_error, sizeof wt_rt.config_error, "%s (from %s)", error, source);
+  wt_snprintf(wt_rt.config_error, sizeof wt_rt.config_error, "%s (from %s)", error, source);
   char line[WT_ERROR_MAX * 2];
-  snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
+  wt_snprintf(line, sizeof line, "config error: %s", wt_rt.config_error);
   wt_platform_log_error(line);
 }
 

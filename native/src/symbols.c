@@ -1,5 +1,6 @@
 /* Function-name cache for table indices (see symbols.h). */
 #include "symbols.h"
+#include "fmt.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -56,7 +57,7 @@ const char *wt_symbols_function_name(uint32_t table_index) {
   /* No function there (or none the platform can name): the slot's number,
    * spelled as the JS side spells it when it has no function index. */
   if (!wt_platform_function_name(table_index, buf, sizeof buf))
-    snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
+    wt_snprintf(buf, sizeof buf, "wasm-table[%u]", (unsigned)table_index);
   char *name = wt_mem_strdup(buf);
   if (!name) return "(out of memory)";
   if ((cache.used + 1) * 2 > cache.cap && !grow()) return name; /* leaks one name; never fails */

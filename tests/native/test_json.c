@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cJSON.h"
+#include "fmt.h"
 #include "json.h"
 #include "sink.h"
 #include "wt_test.h"
@@ -361,6 +362,98 @@ WT_TEST(utf8_copy_should_never_split_a_character_at_the_cut) {
   }
 }
 
+/* ---- wt_snprintf and wt_fmt_double (fmt.c) --------------------------------- */
+
+/* Formats with wt_snprintf and libc's snprintf at every buffer size from 0
+ * to the whole length + 2: the same return value, the same bytes, and no
+ * byte past the cut touched. */
+#define CHECK_LIKE_LIBC(fmt, ...)                                                       \
+  do {                                                                                  \
+    char want[256], got[256];                                                           \
+    int n = snprintf(want, sizeof want, fmt, __VA_ARGS__);                              \
+    REQUIRE(n >= 0 && n < (int)sizeof want - 2);                                        \
+    for (int cap = 0; cap <= n + 2; cap++) {                                            \
+      char lib[256];                                                                    \
+      memset(got, 'Z', sizeof got);                                                     \
+      memset(lib, 'Z', sizeof lib);                                                     \
+      int m = wt_snprintf(got, (size_t)cap, fmt, __VA_ARGS__);                          \
+      snprintf(lib, (size_t)cap, fmt, __VA_ARGS__);                                     \
+      CHECK_EQ_INT(m, n);                                                               \
+      if (memcmp(got, lib, sizeof got) != 0) {                                          \
+        wt_test_fail(__FILE__, __LINE__, "%s at cap %d: got \"%.*s\", libc \"%.*s\"", fmt, \
+                     cap, cap, got, cap, lib);                                          \
+        break;                                                                          \
+      }                                                                                 \
+    }                                                                                   \
+  } while (0)
+
+WT_TEST(wt_snprintf_should_match_libc_for_integers_and_strings_at_every_cut) {
+  CHECK_LIKE_LIBC("plain text, no conversion%s", "");
+  CHECK_LIKE_LIBC("%d|%d|%d|%d", 0, -1, INT32_MAX, INT32_MIN);
+  CHECK_LIKE_LIBC("%i and %u and %x", -42, 4294967295u, 0xdeadbeefu);
+  CHECK_LIKE_LIBC("%ld %lu %lld %llu", (long)-123456789, (unsigned long)987654321u, (long long)INT64_MIN,
+                  (unsigned long long)UINT64_MAX);
+  CHECK_LIKE_LIBC("%zu bytes (%zu)", (size_t)0, SIZE_MAX);
+  CHECK_LIKE_LIBC("session '%s' failed: %s", "startup", "needs 587 KiB to start");
+  CHECK_LIKE_LIBC("%.5s|%.0s|%.40s|%.*s", "truncated here", "none", "short", 3, "abcdef");
+  CHECK_LIKE_LIBC("100%% of %c%c", 'o', 'k');
+  CHECK_LIKE_LIBC("%s", "caf\xc3\xa9 \xe2\x9c\x93"); /* bytes, not characters */
+  /* Pseudo-random values of every size. */
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 200; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    CHECK_LIKE_LIBC("[%d %u %x %lld %llu %zu]", (int)x, (unsigned)(x >> 7), (unsigned)(x >> 3),
+                    (long long)x, (unsigned long long)(x * 31), (size_t)(x >> 11));
+  }
+}
+
+WT_TEST(wt_snprintf_should_write_an_unsupported_conversion_as_a_marker_and_stop) {
+  char buf[64];
+  /* -Wformat would reject a literal: the format goes through a variable. */
+  const char *fmt = "a %d b %5d c";
+  CHECK_EQ_INT(wt_snprintf(buf, sizeof buf, fmt, 1, 2), 8);
+  CHECK_EQ_STR(buf, "a 1 b %?");
+}
+
+WT_TEST(wt_fmt_double_should_write_json_numbers_that_read_back) {
+  char buf[64];
+  /* Integers up to 2^53: exactly, as integers. */
+  static const double ints[] = {0, -0.0, 1, -1, 5, 1e15, 9007199254740992.0, -9007199254740992.0};
+  static const char *const ints_text[] = {"0", "0", "1", "-1", "5", "1000000000000000", "9007199254740992",
+                                          "-9007199254740992"};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+    wt_fmt_double(buf, sizeof buf, ints[i], 17);
+    CHECK_EQ_STR(buf, ints_text[i]);
+  }
+  /* 17 digits: the value itself reads back. */
+  static const double vals[] = {0.1, -2.5, 1.0 / 3.0, 0.1 + 0.2, 1e-300, 123456.789, 1e300, DBL_MAX, -DBL_MIN,
+                                9007199254740993.0 * 4, 5e-324};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    int n = wt_fmt_double(buf, sizeof buf, vals[i], 17);
+    CHECK_EQ_INT(n, (int)strlen(buf));
+    cJSON *num = cJSON_Parse(buf);
+    CHECK(cJSON_IsNumber(num));
+    if (num && num->valuedouble != vals[i])
+      wt_test_fail(__FILE__, __LINE__, "%s read back as %.17g, not %.17g", buf, num->valuedouble, vals[i]);
+    cJSON_Delete(num);
+  }
+  /* 15 digits: the rounding a config error shows (0.30000000000000004). */
+  wt_fmt_double(buf, sizeof buf, 0.1 + 0.2, 15);
+  CHECK_EQ_STR(buf, "0.3");
+  wt_fmt_double(buf, sizeof buf, 100.5, 15);
+  CHECK_EQ_STR(buf, "100.5");
+  /* JSON has no NaN or Infinity. */
+  wt_fmt_double(buf, sizeof buf, NAN, 17);
+  CHECK_EQ_STR(buf, "0");
+  wt_fmt_double(buf, sizeof buf, -INFINITY, 17);
+  CHECK_EQ_STR(buf, "0");
+  /* Cut like snprintf: NUL-terminated, the whole length returned. */
+  memset(buf, 'Z', sizeof buf);
+  CHECK_EQ_INT(wt_fmt_double(buf, 4, 0.125, 17), 5);
+  CHECK_EQ_STR(buf, "0.1");
+  CHECK_EQ_INT(buf[4], 'Z');
+}
+
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(json_escape_should_escape_quotes_and_backslashes),
@@ -385,6 +478,9 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(mem_sink_should_grow_and_refuse_writes_after_close),
       WT_TEST_ENTRY(utf8_copy_should_keep_a_name_that_fits_whole),
       WT_TEST_ENTRY(utf8_copy_should_never_split_a_character_at_the_cut),
+      WT_TEST_ENTRY(wt_snprintf_should_match_libc_for_integers_and_strings_at_every_cut),
+      WT_TEST_ENTRY(wt_snprintf_should_write_an_unsupported_conversion_as_a_marker_and_stop),
+      WT_TEST_ENTRY(wt_fmt_double_should_write_json_numbers_that_read_back),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }
