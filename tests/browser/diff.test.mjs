@@ -33,16 +33,19 @@ const RECORD = ['--wait-for', 'window.sampleStartupComplete === true', '--load-t
 describe('wasmtrace diff on recordings of two builds', () => {
   const base = join(tmp, 'base'), heavier = join(tmp, 'heavier'), again = join(tmp, 'again');
   let rec;
+  // Run i of each build, in turns (base first).
+  const recordPair = async (i) => {
+    for (const [app, dir] of [['startup', base], ['startup_heavier', heavier]]) {
+      const out = join(dir, `run-${String(i).padStart(2, '0')}`);
+      const r = await wasmtrace('record', join(wasmBuildDir, 'samples', app), '--out', out, '-q', ...RECORD);
+      assert.equal(r.status, 0, r.all);
+    }
+  };
   before(async () => {
     // 5 a side: with 3, Welch's test has ~2 degrees of freedom, and a
     // run that the machine slowed can leave even a doubled function
     // undecided among the 50-odd times tested (seen once in three).
-    for (let i = 1; i <= 5; i++) {
-      for (const [app, dir] of [['startup', base], ['startup_heavier', heavier]]) {
-        const r = await wasmtrace('record', join(wasmBuildDir, 'samples', app), '--out', join(dir, `run-0${i}`), '-q', ...RECORD);
-        assert.equal(r.status, 0, r.all);
-      }
-    }
+    for (let i = 1; i <= 5; i++) await recordPair(i);
     rec = await wasmtrace('record', join(wasmBuildDir, 'samples/startup'), '--repeat', '2', '--out', again, ...RECORD);
     assert.equal(rec.status, 0, rec.all);
   });
@@ -56,11 +59,22 @@ describe('wasmtrace diff on recordings of two builds', () => {
     assert.match(rec.stdout, /compare with another build's runs: wasmtrace diff <its runs> .*again/);
   });
 
-  test('the heavier build: SLOWER, tokenize named slower, exit status 1', async () => {
+  test('the heavier build: SLOWER, tokenize named slower, exit status 1', async (t) => {
     const md = join(tmp, 'diff.md'), html = join(tmp, 'diff.html');
-    const r = await wasmtrace('diff', base, heavier, '--markdown', md, '--html', html);
+    const diff = () => wasmtrace('diff', base, heavier, '--markdown', md, '--html', html);
+    let r = await diff();
+    // A machine loaded enough can leave 5 runs a side undecided (seen once
+    // with four CPU-bound processes on two cores: tokenize +81 %, q 0.066).
+    // Then the test does what the verdict tells a user to do: more runs a
+    // side, in turns, up to 10; the verdict must come out SLOWER.
+    let runs = 5;
+    while (/^verdict: UNDECIDED/m.test(r.stdout) && runs < 10) {
+      await recordPair(++runs);
+      r = await diff();
+    }
+    if (runs > 5) t.diagnostic(`undecided with 5 runs a side; ${runs} a side: ${/^verdict: \w+/m.exec(r.stdout)?.[0]}`);
     assert.equal(r.status, 1, r.all);
-    assert.match(r.stdout, /^verdict: SLOWER \(5 base runs, 5 new;/m);
+    assert.match(r.stdout, new RegExp(`^verdict: SLOWER \\(${runs} base runs, ${runs} new;`, 'm'));
     assert.match(r.stdout, /\n {2}slower +self +tokenize +[\d.]+ ms +[\d.]+ ms +\+[\d.]+ ms \[\+[\d.]+, \+[\d.]+\] +\+[\d.]+ %/);
     // The differential flame graph draws tokenize red, in the browser under test.
     const browser = await launch({ browser: testBrowser });
