@@ -30,15 +30,15 @@ static void note_heap_unavailable(const char *session) {
   char line[WT_NAME_MAX + 400];
   if (!wt_heap_linked())
     wt_snprintf(line, sizeof line,
-             "session '%s' asks for \"heap\", but the app was not linked with the allocator shim: no allocation "
-             "is recorded. Link it (CMake: wasmtrace_heap(app); plain emcc: libwasmtrace_heap.a before libwasmtrace.a, "
-             "-Wl,--wrap=realloc,--wrap=sbrk -Wl,--undefined=__wrap_realloc; docs/GUIDE.md, \"Where the memory went\")",
-             session);
+                "session '%s' asks for \"heap\", but the app was not linked with the allocator shim: no allocation "
+                "is recorded. Link it (CMake: wasmtrace_heap(app); plain emcc: libwasmtrace_heap.a before libwasmtrace.a, "
+                "-Wl,--wrap=realloc,--wrap=sbrk -Wl,--undefined=__wrap_realloc; docs/GUIDE.md, \"Where the memory went\")",
+                session);
   else
     wt_snprintf(line, sizeof line,
-             "session '%s' asks for \"heap\", but the wasm heap had no room for the sampler's queue and address "
-             "set (about 2 MiB): no allocation is recorded",
-             session);
+                "session '%s' asks for \"heap\", but the wasm heap had no room for the sampler's queue and address "
+                "set (about 2 MiB): no allocation is recorded",
+                session);
   wt_platform_log_error(line);
 }
 
@@ -103,13 +103,13 @@ static void explain_no_record(const wt_session_config *config) {
   size_t kib = (need + 1023) / 1024;
   if (avail == SIZE_MAX)
     wt_snprintf(no_record_error, sizeof no_record_error,
-             "needs %zu KiB to start, and the allocator refused even its %zu-byte record", kib,
-             sizeof(wt_session));
+                "needs %zu KiB to start, and the allocator refused even its %zu-byte record", kib,
+                sizeof(wt_session));
   else
     wt_snprintf(no_record_error, sizeof no_record_error,
-             "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
-             "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
-             kib, avail / 1024);
+                "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
+                "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
+                kib, avail / 1024);
 }
 
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {
@@ -139,9 +139,9 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
       wt_snprintf(s->config.name, sizeof s->config.name, "(session limit)");
       s->config.output[0] = '\0';
       wt_snprintf(s->error, sizeof s->error,
-               "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
-               "(stopped and failed ones included) and starts no more; reload the page to record again",
-               last);
+                  "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
+                  "(stopped and failed ones included) and starts no more; reload the page to record again",
+                  last);
       s->id = last;
       if (s->stream) wt_stream_free(s->stream);
       s->stream = NULL;
@@ -174,10 +174,10 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     rc = WT_ERR_CONFIG;
   } else if (!wt_session_format_linked(config->format)) {
     wt_snprintf(s->error, sizeof s->error,
-             "format \"%s\" is not linked into this app (opt-in: CMake wasmtrace_formats(app); plain emcc "
-             "`wasmtrace flags --ldflags --formats`; port formats=1; docs/GUIDE.md); \"chrome\" opens in the "
-             "Firefox Profiler too",
-             wt_format_name(config->format));
+                "format \"%s\" is not linked into this app (opt-in: CMake wasmtrace_formats(app); plain emcc "
+                "`wasmtrace flags --ldflags --formats`; port formats=1; docs/GUIDE.md); \"chrome\" opens in the "
+                "Firefox Profiler too",
+                wt_format_name(config->format));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_UNSUPPORTED;
   } else if (live >= WT_MAX_SESSIONS) {
@@ -186,7 +186,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     rc = WT_ERR_LIMIT;
   } else if (dup >= 0) {
     wt_snprintf(s->error, sizeof s->error, "output \"%s\" is in use by running session '%s'",
-             config->output, wt_rt.sessions[dup]->config.name);
+                config->output, wt_rt.sessions[dup]->config.name);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_STATE;
   } else if (wt_outputs_check(config, s->error, sizeof s->error) != WT_OK) {
@@ -197,7 +197,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
      * then takes the mutex before it fails the sessions in the table, so a
      * session is either failed here or in the table it reads. */
     wt_snprintf(s->error, sizeof s->error, "%s",
-             wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
+                wt_rt.worker_error[0] ? wt_rt.worker_error : wt_status_str(WT_ERR_THREAD));
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_THREAD;
   } else if (wt_session_prealloc(s) != WT_OK) { /* it wrote s->error */

@@ -130,7 +130,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     }
     if (!wt_cfg_refuse_nul(ctx, v, sub, err, cap)) return 0;
     int found = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < (int)(sizeof format_names / sizeof *format_names); i++)
       if (strcmp(v->valuestring, format_names[i]) == 0) found = i;
     if (found < 0) {
       wt_cfg_fail(err, cap, sub,
@@ -162,7 +162,7 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
   }
   /* The default output path depends on the final name and compression. */
   wt_snprintf(c->output, sizeof c->output, WT_OUTPUT_DIR "%s.%s%s", c->name,
-           c->format == WT_FORMAT_FOLDED ? "folded" : "json", c->gzip ? ".gz" : "");
+              c->format == WT_FORMAT_FOLDED ? "folded" : "json", c->gzip ? ".gz" : "");
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "output"))) {
     wt_snprintf(sub, sizeof sub, "%s.output", path);
     char given[WT_PATH_MAX];

@@ -244,7 +244,7 @@ static void report_malformed(const char *json, size_t len, size_t offset, const 
     }
   }
   wt_snprintf(err, cap, "config: malformed JSON at line %u, column %u (byte %u)%s", line, col,
-           (unsigned)offset, what);
+              (unsigned)offset, what);
 }
 
 /* Parses text into a cJSON tree (from a copy that scan_escapes rewrote) or

@@ -130,7 +130,7 @@ static void write_grow(ch_writer *w, const wt_event_rec *r) {
   size_t len = 0;
   for (int i = 0; i < n && len < sizeof text - 1; i++) {
     int k = wt_snprintf(text + len, sizeof text - len, "%s%s", i ? ";" : "",
-                     wt_encode_frame_name(w->v->nodes[chain[i] - 1].frame));
+                        wt_encode_frame_name(w->v->nodes[chain[i] - 1].frame));
     if (k < 0) break;
     len += (size_t)k < sizeof text - len ? (size_t)k : sizeof text - 1 - len; /* cut at the buffer */
   }

@@ -83,17 +83,17 @@ static void note_created(const char *path, const char *session, const struct sta
 
 static void refuse_not_regular(const char *path, char *err, size_t cap) {
   wt_snprintf(err, cap,
-           "output \"%.120s\" is not a regular file (a directory, device or link): wasmtrace "
-           "writes only regular files",
-           path);
+              "output \"%.120s\" is not a regular file (a directory, device or link): wasmtrace "
+              "writes only regular files",
+              path);
 }
 
 static void refuse_not_ours(const char *path, char *err, size_t cap) {
   wt_snprintf(err, cap,
-           "output \"%.120s\" already exists and wasmtrace did not create it: it never "
-           "replaces a file it does not own (choose another output, or set \"overwrite\": "
-           "true in the app's own config)",
-           path);
+              "output \"%.120s\" already exists and wasmtrace did not create it: it never "
+              "replaces a file it does not own (choose another output, or set \"overwrite\": "
+              "true in the app's own config)",
+              path);
 }
 
 /* What lstat says of an existing file at path; 0 if there is none (or it
@@ -118,9 +118,9 @@ wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
   /* A trace the app has deleted since is no longer one to keep. */
   if (e && !c->overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
     wt_snprintf(err, cap,
-             "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
-             "another output, or set \"overwrite\": true to replace it",
-             c->output, e->session);
+                "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
+                "another output, or set \"overwrite\": true to replace it",
+                c->output, e->session);
     pthread_mutex_unlock(&created_lock);
     return WT_ERR_STATE;
   }
@@ -179,7 +179,7 @@ int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap
   struct stat there;
   if (stat(path, &there) != 0) {
     wt_snprintf(err, cap, "output \"%.120s\" was deleted or moved while the session ran: the trace is lost",
-             path);
+                path);
     return 1;
   }
   pthread_mutex_lock(&created_lock);
@@ -188,16 +188,16 @@ int wt_outputs_damaged(const char *path, uint64_t written, char *err, size_t cap
   pthread_mutex_unlock(&created_lock);
   if (replaced || !S_ISREG(there.st_mode)) {
     wt_snprintf(err, cap,
-             "output \"%.120s\" was replaced by another file while the session ran: the trace is "
-             "lost",
-             path);
+                "output \"%.120s\" was replaced by another file while the session ran: the trace is "
+                "lost",
+                path);
     return 1;
   }
   if ((uint64_t)there.st_size != written) {
     wt_snprintf(err, cap,
-             "output \"%.120s\" was truncated or written to by someone else while the session ran "
-             "(%llu bytes on the VFS, wasmtrace wrote %llu): the trace is unreadable",
-             path, (unsigned long long)there.st_size, (unsigned long long)written);
+                "output \"%.120s\" was truncated or written to by someone else while the session ran "
+                "(%llu bytes on the VFS, wasmtrace wrote %llu): the trace is unreadable",
+                path, (unsigned long long)there.st_size, (unsigned long long)written);
     return 1;
   }
   return 0;
@@ -257,9 +257,9 @@ const char *wt_outputs_reserved(const char *path, char *why, size_t cap) {
   }
   if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
     wt_snprintf(why, cap,
-             "\"%.80s\" is a device or system file: outputs are regular files (e.g. under " WT_OUTPUT_DIR
-             ")",
-             path);
+                "\"%.80s\" is a device or system file: outputs are regular files (e.g. under " WT_OUTPUT_DIR
+                ")",
+                path);
     return why;
   }
   return NULL;
@@ -270,16 +270,16 @@ int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const ch
   static const char dir[] = WT_OUTPUT_DIR;
   if (c->overwrite) {
     wt_snprintf(err, cap,
-             "sessions[%d].overwrite: not allowed in a config from %s (anyone can set it): only the "
-             "app's own config may overwrite files",
-             index, source);
+                "sessions[%d].overwrite: not allowed in a config from %s (anyone can set it): only the "
+                "app's own config may overwrite files",
+                index, source);
     return 0;
   }
   if (strncmp(c->output, dir, sizeof dir - 1) != 0) {
     wt_snprintf(err, cap,
-             "sessions[%d].output: \"%.80s\" is outside " WT_OUTPUT_DIR
-             ": a config from %s may write only there",
-             index, c->output, source);
+                "sessions[%d].output: \"%.80s\" is outside " WT_OUTPUT_DIR
+                ": a config from %s may write only there",
+                index, c->output, source);
     return 0;
   }
   return 1;

@@ -242,7 +242,7 @@ uint32_t wt_registry_intern_category(const char *name) {
   if (!found && n < WT_MAX_CATEGORY_NAMES) {
     index = n;
     wt_snprintf(reg.categories[n], sizeof reg.categories[n], "%s",
-             n == WT_MAX_CATEGORY_NAMES - 1 ? "(other)" : name);
+                n == WT_MAX_CATEGORY_NAMES - 1 ? "(other)" : name);
     atomic_store_explicit(&reg.category_count, n + 1, memory_order_release);
   }
   pthread_mutex_unlock(&reg.mutex);

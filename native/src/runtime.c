@@ -54,15 +54,14 @@ void wt_runtime_wake(void) { wt_platform_wake(&wt_rt.wake); }
  * the main thread (out of memory, worker.c), which is the thread in exit(). */
 #define EXIT_WAIT_US 250000.0
 
-/* wt_runtime_quiesce_for_exit: registered with atexit() once the worker exists. exit() (with
- * -sEXIT_RUNTIME; Emscripten runs no atexit handlers without it) runs
- * atexit handlers before it terminates the pthreads' workers: the worker
- * is told to shut down and given a bounded time to leave its loop, so that
- * it is not inside the sampler or the encoder when its Web Worker is
- * terminated (a worker terminated mid-run is where runtimes' exit paths
- * race: Emscripten's terminateAllThreads says it cannot know when the
- * thread stops). Sessions are not finished: the app is ending, and an
- * exit was never going to wait for them. */
+/* Registered with atexit() once the worker exists (runtime.h). exit()
+ * with -sEXIT_RUNTIME runs atexit handlers before it terminates the
+ * pthreads' workers (Emscripten runs none without it): the worker is told
+ * to shut down and given a bounded time to leave its loop, so that it is
+ * not inside the sampler or an encoder when its Web Worker is terminated
+ * (Emscripten's terminateAllThreads says it cannot know when a terminated
+ * thread stops). Sessions are not finished: the app is ending, and an exit
+ * never waited for them. */
 void wt_runtime_quiesce_for_exit(void) {
   if (!wt_rt.worker_created || atomic_load(&wt_rt.worker_exited)) return;
   if (pthread_equal(pthread_self(), wt_rt.worker)) return; /* never waits for itself */
@@ -104,7 +103,7 @@ wt_status wt_runtime_init(void) {
   if (rc != 0) {
     char msg[WT_ERROR_MAX];
     wt_snprintf(msg, sizeof msg, "%s (pthread_create: %s)%s", wt_status_str(WT_ERR_THREAD), strerror(rc),
-             rc == EAGAIN ? ": no free pthread pool worker; link with "
+                rc == EAGAIN ? ": no free pthread pool worker; link with "
                             "-sPTHREAD_POOL_SIZE=<your threads + 1>"
                           : "");
     return worker_failed(msg);

@@ -89,9 +89,9 @@ void wt_session_log_end(const wt_session *s) {
   if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
   char line[WT_NAME_MAX + 200];
   wt_snprintf(line, sizeof line,
-           "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
-           "it recorded",
-           s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
+              "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
+              "it recorded",
+              s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
   wt_platform_log_error(line);
 }
 
@@ -120,9 +120,9 @@ void wt_session_log_failure(const char *name, const char *error) {
     wt_snprintf(line, sizeof line, "session '%s' failed: %s", name, error);
   else
     wt_snprintf(line, sizeof line,
-             "session '%s' failed too; %d session failures were printed, further ones are not "
-             "(each session's error and state stay readable from JS and C)",
-             name, WT_FAILURE_LINES_MAX);
+                "session '%s' failed too; %d session failures were printed, further ones are not "
+                "(each session's error and state stay readable from JS and C)",
+                name, WT_FAILURE_LINES_MAX);
   wt_platform_log_error(line);
 }
 
@@ -316,16 +316,16 @@ wt_status wt_session_prealloc(wt_session *s) {
   size_t kib = (need + 1023) / 1024;
   if (avail == SIZE_MAX) /* no heap limit known (host): the allocator refused */
     wt_snprintf(s->error, sizeof s->error, "needs %zu KiB to start, and the allocator refused part of it",
-             kib);
+                kib);
   else if (need <= avail) /* the room was there when checked: another thread took it */
     wt_snprintf(s->error, sizeof s->error,
-             "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
-             kib, avail / 1024);
+                "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
+                kib, avail / 1024);
   else
     wt_snprintf(s->error, sizeof s->error,
-             "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
-             "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
-             kib, avail / 1024);
+                "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
+                "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
+                kib, avail / 1024);
   return WT_ERR_NO_MEMORY;
 }
 
