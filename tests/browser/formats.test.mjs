@@ -31,9 +31,10 @@
 //
 // WASMTRACE_UPDATE_DOCS=1 also writes docs/speedscope-folded.png, the
 // screenshot docs/VIEWERS.md shows (a copy always goes to out/formats/, or
-// out/formats-firefox/ for a recording in Firefox).
+// out/formats-firefox/ for a recording in Firefox, beside the chrome trace
+// the readers were given, to open when a check fails).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -199,6 +200,7 @@ describe('one recording in three formats, opened by real readers', () => {
     firefox = fromFirefox(bytes('fmt-firefox'));
     folded = fromFolded(bytes('fmt-folded'));
     mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'fmt-chrome.json.gz'), bytes('fmt-chrome'));
     [devtools, ssChrome, ssFolded] = await Promise.all([
       importWithDevTools(chrome.events),
       importWithSpeedscope(bytes('fmt-chrome'), { fileName: 'fmt-chrome.json.gz' }),

@@ -6,6 +6,7 @@
 // (@paulirish/trace_engine) on crafted traces with what our traces hold:
 // idle samples, recursion, nested scopes (some of zero length, some with
 // fractional times), scopes that start or end at a sample's very time,
+// two samples at one time and everything on a coarse clock's ticks,
 // samples before and after every scope, the enclosing "wasmtrace: sampled"
 // event, instants; and on the encoders' golden chrome trace.
 import assert from 'node:assert/strict';
@@ -28,9 +29,12 @@ function random(seed) {
 
 /**
  * Two threads (ids 2 * seed - 1 and 2 * seed): samples every 100-300 us,
- * scopes on a 50 us grid.
+ * scopes on a 50 us grid. With a `clock` (us), every time is a multiple of
+ * it, as from a coarse clock (Firefox's is 20 us): samples 0-2 ticks apart
+ * (two at one time, as when the sampler catches up after a delay), scopes
+ * 0-2 ticks long, so samples and scope boundaries fall on the same times.
  */
-function craftedThreads(seed) {
+function craftedThreads(seed, clock = 0) {
   const r = random(seed);
   const pick = (n) => Math.floor(r() * n);
   const frame = (functionName) => ({ functionName, scriptId: 0, url: '', lineNumber: -1, columnNumber: -1 });
@@ -53,7 +57,7 @@ function craftedThreads(seed) {
       }
       return parent;
     };
-    const first = 1000 + pick(5) * 100;
+    const first = (clock ? 1232920 : 1000) + pick(5) * (clock || 100);
     const samples = [];
     const deltas = [];
     let t = first;
@@ -67,7 +71,7 @@ function craftedThreads(seed) {
       samples.push(nodeOf(stack));
       deltas.push(t - prev);
       prev = t;
-      t += 100 * (1 + pick(3));
+      t += clock ? clock * pick(3) : 100 * (1 + pick(3));
     }
     const last = prev;
     events.push({ ph: 'P', cat: 'disabled-by-default-v8.cpu_profiler', name: 'Profile', id: `0x${tid}`, pid: 1, tid, ts: first, args: { data: { startTime: first } } });
@@ -76,15 +80,15 @@ function craftedThreads(seed) {
     const scopes = [];
     const nest = (lo, hi, depth) => {
       for (let at = lo; at < hi && depth < 3;) {
-        const start = at + pick(4) * 50;
+        const start = at + (clock ? pick(3) * clock : pick(4) * 50);
         if (start >= hi) break;
-        const end = Math.min(hi, start + pick(8) * 50 + (r() < 0.5 ? 0 : 25.5));
+        const end = Math.min(hi, start + (clock ? pick(3) * clock : pick(8) * 50 + (r() < 0.5 ? 0 : 25.5)));
         scopes.push({ ph: 'X', cat: 'app', name: NAMES[pick(NAMES.length)], pid: 1, tid, ts: start, dur: end - start });
         if (r() < 0.5) nest(start, end, depth + 1);
-        at = end + pick(3) * 50;
+        at = Math.max(end + (clock ? pick(2) * clock : pick(3) * 50), start + (clock || 0));
       }
     };
-    nest(first - 200, last + 200, 0);
+    nest(first - 2 * (clock || 100), last + 2 * (clock || 100), 0);
     events.push(...scopes);
     if (r() < 0.5) events.push({ ph: 'I', s: 't', cat: 'app', name: 'mark', pid: 1, tid, ts: first + 300 });
     const lo = Math.min(first, ...scopes.map((s) => s.ts));
@@ -107,6 +111,16 @@ test('the Bottom-Up computed from crafted threads is the engine\'s, exactly (200
   const events = [];
   for (let seed = 1; seed <= 100; seed++) events.push(...craftedThreads(seed));
   await assertModelIsTheEngine(events, 'crafted');
+});
+
+test('the Bottom-Up computed from threads on a coarse clock is the engine\'s, exactly (samples and scope boundaries at one time)', async () => {
+  // Firefox's clock ticks every 20 us; 5 us and 1 us also check that the
+  // model rounds sample times the way the engine does (us -> ms -> us).
+  for (const clock of [20, 5, 1]) {
+    const events = [];
+    for (let seed = 1; seed <= 100; seed++) events.push(...craftedThreads(seed, clock));
+    await assertModelIsTheEngine(events, `crafted on a ${clock} us clock`);
+  }
 });
 
 test('the Bottom-Up computed from the golden chrome trace is the engine\'s, exactly', async () => {
