@@ -51,8 +51,11 @@
 //  16. hooks on a call-dense interpreter (bench/interp.mjs): Lua 5.4
 //      instrumented, plain vs today's library vs the library of 551744b,
 //      rotating rounds under Node (interp.lua.*)
+//  17. deflate throughput (bench/deflate.mjs): the library's zlib at -O2
+//      and -Os on chrome-format text, alternating rounds under Node
+//      (deflate.*)
 // Every figure also goes to docs/benchmarks.json by a stable name
-// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*, interp.*), with its 95 %
+// (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*, interp.*, deflate.*), with its 95 %
 // interval where the runs allow one.
 // The report starts with the machine: cores, CPU, load average before and
 // after the run, Node and Chromium versions.
@@ -78,6 +81,7 @@ import { diffBench, diffFigures, diffSection } from './diff.mjs';
 import { sizeBench, sizeFigures, sizeSection } from './size.mjs';
 import { floorBench, floorFigures, floorSection } from './floor.mjs';
 import { interpBench, interpFigures, interpSection } from './interp.mjs';
+import { deflateBench, deflateFigures, deflateSection } from './deflate.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -350,6 +354,8 @@ log('the sampler against its floor: ours vs a bare sleeper, alternating rounds a
 const floors = await floorBench({ wasm, log });
 log('hooks on a call-dense interpreter: Lua 5.4, plain vs today vs 551744b (bench/interp.mjs)');
 const interp = await interpBench({ log });
+log('deflate throughput: the library\'s zlib at -O2 and -Os, alternating rounds (bench/deflate.mjs)');
+const deflates = await deflateBench({ wasm, log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -488,11 +494,14 @@ ${sizeSection(sizes, 'npm run bench')}
 
 ${floorSection(floors, 'npm run bench')}
 
-${interpSection(interp, 'npm run bench')}`;
+${interpSection(interp, 'npm run bench')}
+
+${deflateSection(deflates, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
-  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors), ...interpFigures(interp)]);
+  ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors), ...interpFigures(interp),
+  ...deflateFigures(deflates)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';

@@ -29,11 +29,12 @@ with open(os.path.join(ROOT, 'package.json')) as f:
 
 
 def _source_hash():
-  # The cached libraries are named after the sources they were built from:
-  # a changed source (a new package, or a checkout) builds them again.
+  # The cached libraries are named after the sources they were built from
+  # and this file (their flags): a changed source (a new package, or a
+  # checkout) builds them again.
   h = hashlib.sha256()
   for p in sorted(glob.glob(os.path.join(ROOT, 'native', '**', '*.[ch]'), recursive=True) +
-                  [os.path.join(ROOT, 'native', 'src', 'hot-path.txt')]):
+                  [os.path.join(ROOT, 'native', 'src', 'hot-path.txt'), os.path.abspath(__file__)]):
     h.update(p[len(ROOT):].encode())
     with open(p, 'rb') as f:
       h.update(f.read())
@@ -133,11 +134,13 @@ def get(ports, settings, shared):
   cjson, zlib = _sources(shared)
   base = ['-pthread', '-O2', '-Wno-error']
 
+  # cJSON and zlib at -Os, as CMakeLists.txt builds them (the download; zlib
+  # loses ~2 % of its throughput: bench/deflate.mjs).
   def create_cjson(final):
-    ports.build_port(cjson, final, 'wasmtrace_cjson', srcs=['cJSON.c'], flags=base + ['-w'])
+    ports.build_port(cjson, final, 'wasmtrace_cjson', srcs=['cJSON.c'], flags=base + ['-w', '-Os'])
 
   def create_zlib(final):
-    ports.build_port(zlib, final, 'wasmtrace_zlib', srcs=ZLIB_SOURCES, flags=base + ['-w', '-DHAVE_UNISTD_H', '-DDYNAMIC_CRC_TABLE'])
+    ports.build_port(zlib, final, 'wasmtrace_zlib', srcs=ZLIB_SOURCES, flags=base + ['-w', '-Os', '-DHAVE_UNISTD_H', '-DDYNAMIC_CRC_TABLE'])
 
   def create_core(final):
     ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace', srcs=[s for s in SOURCES if s not in HOT],
