@@ -135,7 +135,7 @@ def get(ports, settings, shared):
   base = ['-pthread', '-O2', '-Wno-error']
 
   # cJSON and zlib at -Os, as CMakeLists.txt builds them (the download; zlib
-  # loses ~2 % of its throughput: bench/deflate.mjs).
+  # loses 0-5 % of its throughput: bench/deflate.mjs).
   def create_cjson(final):
     ports.build_port(cjson, final, 'wasmtrace_cjson', srcs=['cJSON.c'], flags=base + ['-w', '-Os'])
 
