@@ -1,6 +1,6 @@
 // Deflate throughput of wasmtrace's zlib at -O2 and at -Os (issue 28: the
 // library's download; zlib is the worker's per-byte cost). Both builds of
-// bench/deflate/deflate.c (the library's zlib files and definitions, one
+// bench/deflate/throughput.c (the library's zlib files and definitions, one
 // at each level) run in one Node process, in alternating rounds (in each of
 // several instances, every one compiling both modules afresh), on the
 // same ~4 MB of chrome-format text, deflated as a session does (gzip,
@@ -88,7 +88,7 @@ export function deflateSection(res, command) {
   const share = (l) => (100 * rate / median(mbps(res, l))).toFixed(2);
   return `## 17. Deflate throughput
 
-\`${command}\` (\`bench/deflate.mjs\`, \`bench/deflate/deflate.c\`): the library's zlib files at -O2 and at -Os, one
+\`${command}\` (\`bench/deflate.mjs\`, \`bench/deflate/throughput.c\`): the library's zlib files at -O2 and at -Os, one
 module each in one Node process, ${res.ms.O2.length} rounds alternating them (${res.perInstance.length} instances compiling both afresh,
 ${res.ms.O2.length / res.perInstance.length} rounds each; -Os/-O2 per instance: ${res.perInstance.map((x) => x.toFixed(3)).join(', ')}), on ${(res.inputBytes / 1e6).toFixed(2)} MB of
 chrome-format text deflated as a session does (gzip, level ${GZIP_LEVEL}, 64 KiB of output at a time; ${(res.outBytes / 1e6).toFixed(2)} MB out).
