@@ -573,7 +573,16 @@ var wasmtraceLibrary = {
   // if the app keeps at least one free; else it adds its own worker (which
   // starts when the main thread next yields), or, under
   // -sPTHREAD_POOL_SIZE_STRICT=2, refuses with the fix in the message.
-  $wasmtracePool__deps: ['$PThread', '$wasmtraceConfigSource'],
+  // Run dependencies for the startup timeline (wasmtraceEmscripten in
+  // js/wasmtrace_pre.js): since 4.0.14 addRunDependency and
+  // removeRunDependency are library symbols, defined after the pre-js ran
+  // and only when something depends on them; this postset wraps them once
+  // they exist, before the module is instantiated (its postsets run before
+  // createWasm in 6.0.5). Up to 4.0.13 the pre-js wrapped them already.
+  $wasmtraceRunDependencies__deps: wasmtraceOptionalDeps(['$addRunDependency', '$removeRunDependency']),
+  $wasmtraceRunDependencies__postset: "if (typeof wasmtraceEmscripten !== 'undefined') wasmtraceEmscripten.wrapRunDependencies();",
+  $wasmtraceRunDependencies: null,
+  $wasmtracePool__deps: ['$PThread', '$wasmtraceConfigSource', '$wasmtraceRunDependencies'],
   $wasmtracePool__postset: 'wasmtracePool.install();',
   $wasmtracePool: {
     reserved: false, // a worker was added for wasmtrace and not used yet

@@ -51,6 +51,48 @@ var wasmtraceCompiledModule = Module['wasmModule'] || null;
   }
 })();
 
+// ---- Emscripten by version: the one adapter -----------------------------
+// What differs between the Emscripten versions wasmtrace supports, for the
+// startup timeline, in one place (the rest of the shim asks here; the list
+// of every internal read, with its versions, is at the top of
+// js/wasmtrace_library.js). Each entry names the versions it was read in
+// and tested on (3.1.6, 3.1.69, 6.0.5).
+var wasmtraceEmscripten = {
+  // A pthread pool worker says it has instantiated the module: {cmd:
+  // 'loaded'} up to 3.1.x; numbered commands in 4.x and later, where
+  // 'loaded' is CMD_LOADED = 3 (6.0.5's src/lib/libpthread.js).
+  workerLoaded: function (data) {
+    if (!data || typeof data !== 'object') return false;
+    return data.cmd === 'loaded' || data.cmd === 3;
+  },
+  // Run dependencies: `hooks.added(id)` and `hooks.removed(id)` around
+  // Emscripten's addRunDependency/removeRunDependency. Up to 4.0.13 they
+  // are function declarations of the runtime, hoisted into the scope this
+  // file runs in: wrapped from here, before the module's own code calls
+  // them. Since 4.0.14 they are library symbols, `var`s assigned after this
+  // file ran (6.0.5): the library's postset ($wasmtraceRunDependencies)
+  // calls this again once they exist, before the module is instantiated.
+  // Wrapped once; a missing pair means no run-dependency spans.
+  runDependencyHooks: null,
+  wrapRunDependencies: function () {
+    var hooks = wasmtraceEmscripten.runDependencyHooks;
+    try {
+      if (!hooks || typeof addRunDependency !== 'function' || typeof removeRunDependency !== 'function' ||
+          addRunDependency.wasmtraceWrapped) return;
+      var origAdd = addRunDependency, origRemove = removeRunDependency;
+      addRunDependency = function (id) {
+        try { hooks.added(id); } catch (e) { /* not timed */ }
+        return origAdd.apply(this, arguments);
+      };
+      removeRunDependency = function (id) {
+        try { hooks.removed(id); } catch (e) { /* not timed */ }
+        return origRemove.apply(this, arguments);
+      };
+      addRunDependency.wasmtraceWrapped = true;
+    } catch (e) { /* not timed */ }
+  },
+};
+
 // ---- The JS Self-Profiling API (Chromium), on the page and in workers ---
 // The browser's own sampler of a thread's JavaScript and wasm, at its 10 ms,
 // started here, before the module is fetched, when the document (or, in a
@@ -151,11 +193,12 @@ function wasmtraceJsProfiler(now) {
 //  - the pthread pool: the Worker constructor is timed through a Proxy
 //    (new.target, instanceof and subclassing unchanged) for the page's
 //    life, so that workers created later by pthread_create are seen too;
-//    a worker is ready when it posts Emscripten's {cmd: 'loaded'} (3.1.6,
-//    3.1.69), seen by a listener beside Emscripten's own onmessage;
+//    a worker is ready when it posts Emscripten's 'loaded' message
+//    (wasmtraceEmscripten.workerLoaded), seen by a listener beside
+//    Emscripten's own onmessage;
 //  - run dependencies: Emscripten's addRunDependency/removeRunDependency
-//    (documented; function declarations in the same scope as this file in
-//    3.1.6 and 3.1.69) are wrapped, so each gets a span with its id;
+//    are wrapped (wasmtraceEmscripten.wrapRunDependencies), so each gets a
+//    span with its id;
 //  - preRun (a callback at each end of Module.preRun), the constructors
 //    (from wasmtrace's startup constructor, which attaches this recorder,
 //    to main()), main() (js/wasmtrace_post.js tells when it starts and
@@ -314,7 +357,7 @@ var wasmtraceStartup = (function () {
             // wasmtrace's own worker samples for good: it never answers.
             if (label !== 'wasmtrace worker' && workerBirths.length < 1024) workerBirths.push([label, created]);
             var onMessage = function (e) {
-              if (!e.data || e.data.cmd !== 'loaded') return;
+              if (!wasmtraceEmscripten.workerLoaded(e.data)) return;
               worker.removeEventListener('message', onMessage);
               var t = now();
               add(SPAN, label + ' load', created, t);
@@ -331,27 +374,18 @@ var wasmtraceStartup = (function () {
   // Run dependencies (see above), by id; the same id may come back.
   // depsDone: when the last one in flight ended (the runtime starts then).
   var depBegin = {}, depsDone = -1;
-  try {
-    if (typeof addRunDependency === 'function' && typeof removeRunDependency === 'function') {
-      var origAdd = addRunDependency, origRemove = removeRunDependency;
-      addRunDependency = function (id) {
-        try { if (!(id in depBegin)) depBegin[id] = now(); } catch (e) { /* not timed */ }
-        return origAdd.apply(this, arguments);
-      };
-      removeRunDependency = function (id) {
-        try {
-          if (id in depBegin) {
-            var begin = depBegin[id];
-            delete depBegin[id];
-            if (Object.keys(depBegin).length === 0) depsDone = now();
-            if (++counts.deps <= MAX_DEPS) add(SPAN, 'run dependency: ' + id, begin, now());
-            else if (counts.deps === MAX_DEPS + 1) note('more than ' + MAX_DEPS + ' run dependencies: the rest are left out');
-          }
-        } catch (e) { /* not timed */ }
-        return origRemove.apply(this, arguments);
-      };
-    }
-  } catch (e) { /* not timed */ }
+  wasmtraceEmscripten.runDependencyHooks = {
+    added: function (id) { if (!(id in depBegin)) depBegin[id] = now(); },
+    removed: function (id) {
+      if (!(id in depBegin)) return;
+      var begin = depBegin[id];
+      delete depBegin[id];
+      if (Object.keys(depBegin).length === 0) depsDone = now();
+      if (++counts.deps <= MAX_DEPS) add(SPAN, 'run dependency: ' + id, begin, now());
+      else if (counts.deps === MAX_DEPS + 1) note('more than ' + MAX_DEPS + ' run dependencies: the rest are left out');
+    },
+  };
+  wasmtraceEmscripten.wrapRunDependencies();
 
   // preRun: one callback at each end of Module.preRun.
   var preRunTimes = [];

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds wasmtrace: `build.sh wasm`, `build.sh wasm-next`, `build.sh host`,
-# `build.sh tsan`, or all four (default; WASMTRACE_SKIP_NEXT=1 leaves out
-# wasm-next). wasm: the library, samples and
+# Builds wasmtrace: `build.sh wasm`, `build.sh wasm-next`, `build.sh wasm-6`,
+# `build.sh host`, `build.sh tsan`, or all five (default; WASMTRACE_SKIP_NEXT=1
+# leaves out wasm-next, WASMTRACE_SKIP_6=1 wasm-6). wasm: the library, samples and
 # test apps, and the native unit tests as Node programs, with the emcc first
 # on PATH, into $WASMTRACE_WASM_BUILD (default build/wasm); wasm-next: the
 # same with the Emscripten that scripts/setup-emscripten.sh installs, into
-# build/wasm-3.1.69; host: the native unit tests under ASan+UBSan; tsan: the
+# build/wasm-3.1.69; wasm-6: the same with Emscripten 6.x in the root that
+# scripts/setup-emscripten6.sh makes, into build/wasm-6; host: the native unit tests under ASan+UBSan; tsan: the
 # same tests under ThreadSanitizer. Incremental: re-running is fast when
 # nothing changed.
 set -euo pipefail
@@ -41,17 +42,25 @@ build_wasm() {
 if [ "$what" = all ] || [ "$what" = wasm ]; then
   build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
 fi
-if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; } || [ "$what" = wasm-next ]; then
-  # The second toolchain of the test matrix (scripts/setup-emscripten.sh).
-  if env_line=$(bash scripts/setup-emscripten.sh --env 2>/dev/null); then
-    # In a subshell: the other trees keep the PATH's emcc.
-    (eval "$env_line" && build_wasm build/wasm-3.1.69)
-  elif [ "$what" = wasm-next ]; then
-    echo "wasmtrace build: Emscripten 3.1.69 is not installed: run 'bash scripts/setup-emscripten.sh' first" >&2
+# The other toolchains of the test matrix: NAME SETUP-SCRIPT TREE. Each is
+# built with its own emcc first on PATH (in a subshell: the other trees keep
+# the PATH's emcc).
+other_toolchain() {
+  local name=$1 script=$2 dir=$3 target=$4 env_line
+  if env_line=$(bash "scripts/$script" --env 2>/dev/null); then
+    (eval "$env_line" && build_wasm "$dir")
+  elif [ "$what" = "$target" ]; then
+    echo "wasmtrace build: Emscripten $name is not installed: run 'bash scripts/$script' first" >&2
     exit 1
   else
-    echo "wasmtrace build: wasm-next skipped: Emscripten 3.1.69 is not installed (bash scripts/setup-emscripten.sh)"
+    echo "wasmtrace build: $target skipped: Emscripten $name is not installed (bash scripts/$script)"
   fi
+}
+if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; } || [ "$what" = wasm-next ]; then
+  other_toolchain 3.1.69 setup-emscripten.sh build/wasm-3.1.69 wasm-next
+fi
+if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ]; } || [ "$what" = wasm-6 ]; then
+  other_toolchain 6.x setup-emscripten6.sh build/wasm-6 wasm-6
 fi
 if [ "$what" = all ] || [ "$what" = host ]; then
   if [ ! -f build/host/CMakeCache.txt ]; then

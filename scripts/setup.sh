@@ -13,10 +13,11 @@
 #                                    missing; change nothing
 #
 # Only the full set adds the test matrix's extras: clang and libFuzzer (host
-# sanitizer and fuzz builds) and the second Emscripten (3.1.69, ~250 MB,
-# scripts/setup-emscripten.sh). Set WASMTRACE_SKIP_SETUP=1 to skip setup
-# (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1 to leave
-# out the second Emscripten.
+# sanitizer and fuzz builds), the second Emscripten (3.1.69, ~250 MB,
+# scripts/setup-emscripten.sh) and the third (6.x in a Debian sid root,
+# ~900 MB, scripts/setup-emscripten6.sh). Set WASMTRACE_SKIP_SETUP=1 to skip
+# setup (e.g. on a machine prepared another way), WASMTRACE_SKIP_NEXT=1 to
+# leave out the second Emscripten, WASMTRACE_SKIP_6=1 the third.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 profile=all
@@ -33,6 +34,8 @@ say() { echo "wasmtrace setup ($profile): $*"; }
 # The second Emscripten: the test matrix only.
 with_next=0
 [ "$profile" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ] && with_next=1
+with_6=0
+[ "$profile" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ] && with_6=1
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -71,6 +74,8 @@ fi
 # Emscripten 3.1.69's JS optimizer imports acorn (scripts/setup-emscripten.sh);
 # Debian's emscripten pulls it in, an emsdk on PATH does not.
 if [ "$with_next" = 1 ]; then deb node-acorn test -f /usr/share/nodejs/acorn/package.json; fi
+# Emscripten 6.x's root is made with mmdebstrap (scripts/setup-emscripten6.sh).
+if [ "$with_6" = 1 ]; then deb mmdebstrap command -v mmdebstrap; fi
 if [ "$dry" = 1 ]; then
   say "Debian packages needed: ${need[*]:-none}; present: ${have[*]:-none}"
 elif [ ${#need[@]} -gt 0 ]; then
@@ -131,5 +136,20 @@ if [ "$with_next" = 1 ]; then
     fi
   else
     bash "$root/scripts/setup-emscripten.sh" --quiet
+  fi
+fi
+
+# 5. The third toolchain (npm test only): Emscripten 6.x in a Debian sid root
+#    under .deps/ (scripts/setup-emscripten6.sh; the system's packages and
+#    apt sources are left as they are).
+if [ "$with_6" = 1 ]; then
+  if [ "$dry" = 1 ]; then
+    if bash "$root/scripts/setup-emscripten6.sh" --env >/dev/null 2>&1; then
+      say "Emscripten 6.x: present in .deps/"
+    else
+      say "Emscripten 6.x: would make a Debian sid root in .deps/ (scripts/setup-emscripten6.sh, ~900 MB)"
+    fi
+  else
+    bash "$root/scripts/setup-emscripten6.sh" --quiet
   fi
 fi

@@ -3,9 +3,11 @@
 # ThreadSanitizer) and as wasm under Node, the config and JSON escaper
 # fuzzers, then the Node tests (the reader fuzzers among them) and the
 # end-to-end tests in headless Chromium, and those about the product's
-# behaviour in a page again in headless Firefox; then, on the second toolchain
-# (Emscripten 3.1.69 from scripts/setup-emscripten.sh, build/wasm-3.1.69),
-# the wasm unit tests and the browser tests that depend on the toolchain.
+# behaviour in a page again in headless Firefox; then, on the second and
+# third toolchains (Emscripten 3.1.69 from scripts/setup-emscripten.sh,
+# build/wasm-3.1.69; Emscripten 6.x from scripts/setup-emscripten6.sh,
+# build/wasm-6), the wasm unit tests and the browser tests that depend on
+# the toolchain.
 # Assumes scripts/build.sh ran.
 #
 #   bash scripts/test.sh             everything
@@ -208,27 +210,36 @@ fuzz_pass() {
   done
   return "$rc"
 }
-next_missing() {
-  echo "Emscripten 3.1.69 is missing: run 'bash scripts/setup-emscripten.sh' and 'bash scripts/build.sh wasm-next' (or set WASMTRACE_SKIP_NEXT=1)" |
+toolchain_missing() {
+  echo "Emscripten $1 is missing: run 'bash scripts/$2' and 'bash scripts/build.sh $3' (or set $4=1)" |
     tee -a "$pass_file" >&2
   return 1
 }
-# The second toolchain (scripts/setup.sh installs it; WASMTRACE_SKIP_NEXT=1
-# skips it, e.g. on a machine without Debian's package archive).
-next_passes() {
-  local env_line
-  if [ "${WASMTRACE_SKIP_NEXT:-0}" = 1 ]; then
-    skip_pass "Emscripten 3.1.69" "WASMTRACE_SKIP_NEXT=1"
+# The other toolchains of the matrix (scripts/setup.sh installs them), as
+# the run's last passes: NAME SETUP-SCRIPT TREE BUILD-TARGET SKIP-VARIABLE.
+# The skip variable leaves one out, e.g. on a machine without Debian's
+# package archive.
+other_toolchain_passes() {
+  local name=$1 script=$2 dir=$3 target=$4 skip=$5 env_line
+  if [ "${!skip:-0}" = 1 ]; then
+    skip_pass "Emscripten $name" "$skip=1"
     return
   fi
-  if ! env_line=$(bash scripts/setup-emscripten.sh --env); then
-    run_pass "Emscripten 3.1.69" next_missing
+  if ! env_line=$(bash "scripts/$script" --env); then
+    run_pass "Emscripten $name" toolchain_missing "$name" "$script" "$target" "$skip"
     return
   fi
-  # In a subshell would lose the recorded passes: set PATH here, for the
-  # last passes of the run.
+  # In a subshell would lose the recorded passes: set PATH here, and put it
+  # back for the next toolchain.
+  local saved_path=$PATH saved_config=${EM_CONFIG-}
   eval "$env_line"
-  toolchain_passes build/wasm-3.1.69
+  toolchain_passes "$dir"
+  PATH=$saved_path
+  if [ -n "$saved_config" ]; then export EM_CONFIG=$saved_config; else unset EM_CONFIG; fi
+}
+next_passes() {
+  other_toolchain_passes 3.1.69 setup-emscripten.sh build/wasm-3.1.69 wasm-next WASMTRACE_SKIP_NEXT
+  other_toolchain_passes 6.x setup-emscripten6.sh build/wasm-6 wasm-6 WASMTRACE_SKIP_6
 }
 
 case "${1:-}" in
