@@ -418,21 +418,25 @@ var wasmtraceLibrary = {
       }
       pos = end;
     }
-    // wasm-ld 19 (Emscripten 3.1.69) writes a second local of the same
-    // name, from another object, as `<name>_<its function index>`
-    // (`helper_42`): merged when the number is the entry's own index and
-    // the plain name is in the section too (a real `foo_42` at index 42
-    // beside a `foo` is the only name this could take wrongly).
+    // wasm-ld 19 and 21 (Emscripten 3.1.69, 6.0.5) write a second local of
+    // the same name, from another object, as `<name>_<the linker's function
+    // index>` (`helper_42`); wasm-opt may then move the function by a few
+    // indices (6.0.5: `helper_48` at index 46). Merged when the number is
+    // within WINDOW of the entry's own index and the plain name is in the
+    // section too (a real `foo_N` beside a `foo`, with N that close to its
+    // own index, is the only name this could take wrongly).
+    var WINDOW = 16;
     var plain = Object.create(null);
     var index2;
     for (index2 in names) plain[names[index2]] = true;
     for (index2 in names) {
-      var tail = '_' + index2;
       var full = names[index2];
-      if (full.length > tail.length && full.slice(-tail.length) === tail) {
-        var base = full.slice(0, -tail.length);
-        if (plain[base] === true) names[index2] = base;
-      }
+      var cut = full.lastIndexOf('_');
+      if (cut <= 0 || cut === full.length - 1 || full.length - cut > 11) continue;
+      var digits = full.slice(cut + 1);
+      if (!/^[0-9]+$/.test(digits) || Math.abs(Number(digits) - Number(index2)) > WINDOW) continue;
+      var base = full.slice(0, cut);
+      if (plain[base] === true) names[index2] = base;
     }
     return names;
   },
@@ -441,7 +445,7 @@ var wasmtraceLibrary = {
   // linkers add to copies of a function, so that a function's clones add up
   // in one row. Seen in wasm name sections (clang 14 and 19): wasm-ld 14
   // numbers same-named locals of different files `helper.1`, `f(int).1`
-  // (wasm-ld 19: `helper_42`, see $wasmtraceParseNames); LTO renames them
+  // (wasm-ld 19 and 21: `helper_42`, see $wasmtraceParseNames); LTO renames them
   // before demangling, which then reads
   // `f(int) (.1)`; LLVM passes add `.llvm.N`, `.cold`, `.specialized.N`;
   // GCC-style `.constprop.N`, `.isra.N`, `.part.N` too. Only whole

@@ -141,6 +141,9 @@ TOOLCHAIN_TESTS+=(tests/browser/jsprofile.test.mjs)
 # Heap profiling: the allocator shim on each version's dlmalloc and emmalloc.
 TOOLCHAIN_TESTS+=(tests/browser/heap.test.mjs)
 TOOLCHAIN_TESTS+=(tests/browser/package.test.mjs)
+# The shapes real apps take (PROXY_TO_PTHREAD, MODULARIZE, EXPORT_ES6, memory
+# growth, the default heap, C++ exceptions), built by each toolchain.
+TOOLCHAIN_TESTS+=(tests/browser/shapes.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling

@@ -1,0 +1,109 @@
+// The shapes real apps take (tests/shapes/CMakeLists.txt), on the wasm tree
+// under test: each records a startup session with every app thread named
+// and sampled, a startup timeline with its pool workers and main(),
+// Module.wasmtrace reachable (after awaiting the factory where there is
+// one), no page error, and the app's own output exactly what it prints
+// without wasmtrace's session.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { emccVersion, wasmBuildDir } from '../lib/build-dir.mjs';
+import { testBrowser } from '../lib/test-browser.mjs';
+import { launch } from '../../lib/browser.mjs';
+import { readProfile } from '../../lib/profile.mjs';
+import { serve } from '../../lib/serve.mjs';
+import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
+import { collectTraces } from '../../js/playwright.mjs';
+
+const dir = join(wasmBuildDir, 'tests/shapes');
+const CONFIG = { sessions: [{ name: 'startup', output: '/traces/startup.json.gz', durationMs: 20000 }] };
+const SHAPES = [
+  { app: 'shapes_default', kind: 'classic', what: "Emscripten's default heap (no memory flag)" },
+  { app: 'shapes_proxy', kind: 'classic', what: '-sPROXY_TO_PTHREAD (main on a pthread), default heap' },
+  { app: 'shapes_modular', kind: 'modular', what: '-sMODULARIZE (the factory awaited)' },
+  { app: 'shapes_es6', kind: 'es6', what: '-sMODULARIZE -sEXPORT_ES6 from a module script' },
+  { app: 'shapes_growth', kind: 'classic', what: '-sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY' },
+  { app: 'shapes_exceptions', kind: 'classic', what: 'C++ with -fexceptions' },
+  { app: 'shapes_wasm_exceptions', kind: 'classic', what: 'C++ with -fwasm-exceptions' },
+];
+// What the app prints, in every shape (the same numbers as without a session).
+const EXPECTED_TAIL = [/^shapes: a=\d+ b=\d+$/, /^shapes: cxx 3$/, /^shapes: done$/];
+
+let server, browser;
+before(async () => {
+  server = await serve(dir);
+  browser = await launch({ browser: testBrowser });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Loads one shape, with or without the startup config; returns what the page did. */
+async function run(shape, withSession) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e && e.message || e)));
+  if (withSession) await page.addInitScript((c) => { globalThis.wasmtraceConfig = c; }, CONFIG);
+  try {
+    await page.goto(`${server.url}index.html?app=${shape.app}&kind=${shape.kind}`);
+    await page.waitForFunction('(globalThis.shapesDone === true && !!window.shapesApp) || window.shapesErrors.length > 0',
+      null, { timeout: 90000, polling: 50 });
+    const state = await page.evaluate(() => ({
+      output: window.shapesOutput.slice(), errors: window.shapesErrors.slice(),
+      hasApi: !!(window.shapesApp && window.shapesApp.wasmtrace &&
+        typeof window.shapesApp.wasmtrace.getStartupSessions === 'function'),
+    }));
+    let sessions = [];
+    if (withSession && state.hasApi) {
+      sessions = await collectTraces(page, { parse: false, module: 'window.shapesApp', timeoutMs: 60000 });
+    }
+    return { ...state, pageErrors: errors, sessions };
+  } finally {
+    await page.close();
+  }
+}
+
+describe(`the shapes real apps take, in ${testBrowser} (${wasmBuildDir}, emcc ${emccVersion.join('.')})`, () => {
+  for (const shape of SHAPES) {
+    const built = existsSync(join(dir, shape.app + (shape.kind === 'es6' ? '.mjs' : '.js')));
+    test(`${shape.what}: records every thread, the timeline and main(), and the app prints what it prints alone`,
+      { skip: built ? false : `${shape.app} is not built in this tree` }, async () => {
+        const alone = await run(shape, false);
+        assert.deepEqual(alone.pageErrors, [], `${shape.app} without a session: page errors`);
+        assert.deepEqual(alone.errors, [], `${shape.app} without a session: the factory failed`);
+        const rec = await run(shape, true);
+        assert.deepEqual(rec.pageErrors, [], `${shape.app}: page errors with a session`);
+        assert.deepEqual(rec.errors, [], `${shape.app}: the factory failed with a session`);
+        // The app's own output: its lines, unchanged by the session.
+        const lines = (r) => r.output.filter((l) => l.startsWith('shapes:'));
+        assert.equal(lines(alone).length, EXPECTED_TAIL.length, `${shape.app} alone printed:\n${alone.output.join('\n')}`);
+        lines(alone).forEach((l, i) => assert.match(l, EXPECTED_TAIL[i]));
+        assert.deepEqual(lines(rec), lines(alone), `${shape.app}: the output differs with a session`);
+        assert.ok(rec.hasApi, `${shape.app}: Module.wasmtrace is not on the instance`);
+
+        assert.equal(rec.sessions.length, 1);
+        const s = rec.sessions[0];
+        assert.equal(s.state, 'stopped', `${shape.app}: session ${s.state} ${s.error ?? ''}`);
+        const bytes = Buffer.from(s.bytes);
+        const analysis = analyzeTrace(parseTrace(bytes));
+        const byName = new Map(analysis.threads.map((t) => [t.name, t]));
+        for (const name of ['crunch-a', 'crunch-b']) {
+          const t = byName.get(name);
+          assert.ok(t, `${shape.app}: no thread ${name} in ${[...byName.keys()]}`);
+          assert.ok(t.samples.some((x) => x.stack.includes('crunch round')),
+            `${shape.app}: ${name} has no sample in its 'crunch round' scope`);
+        }
+        assert.ok(byName.has('main'), `${shape.app}: no main thread in ${[...byName.keys()]}`);
+        // The startup timeline: the pool's workers and main().
+        const t = readProfile(bytes).startup;
+        assert.ok(t, `${shape.app}: no startup timeline`);
+        const names = t.phases.map((p) => `${p.kind} ${p.name}`);
+        for (const want of [/^span worker 1 load$/, /^instant worker 1 ready$/, /^span wasmtrace worker load$/,
+          /^instant main\(\) starts$/, /^span constructors$/]) {
+          assert.ok(names.some((n) => want.test(n)), `${shape.app}: no ${want} in the timeline:\n  ${names.join('\n  ')}`);
+        }
+      });
+  }
+});
