@@ -469,7 +469,38 @@ var wasmtraceStartup = (function () {
     return jsProfileTaken;
   }
 
-  var mainStart = -1, constructorsStart = -1, scriptEnd = -1;
+  var mainStart = -1, mainEnd = -1, constructorsStart = -1, scriptEnd = -1;
+  // main() starts after Module.onRuntimeInitialized and has returned when
+  // Module.postRun runs. Both are chained here, before the module's own
+  // code: in -sMODULARIZE builds of Emscripten 4.x and later the post-js
+  // runs only after main() (js/wasmtrace_post.js chains them too, for an
+  // app that replaces them after this file ran; each mark counts once).
+  function mainStarts() {
+    if (mainStart >= 0) return;
+    mainStart = now();
+    if (constructorsStart >= 0) add(SPAN, 'constructors', constructorsStart, mainStart);
+    add(INSTANT, 'main() starts', mainStart, mainStart);
+  }
+  function mainReturned() {
+    if (mainStart < 0 || mainEnd >= 0) return;
+    mainEnd = now();
+    add(SPAN, 'main()', mainStart, mainEnd);
+  }
+  try {
+    if (typeof Module === 'object' && Module) {
+      var appOnInit = Module['onRuntimeInitialized'];
+      Module['onRuntimeInitialized'] = function () {
+        try {
+          if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
+        } finally {
+          mainStarts();
+        }
+      };
+      var post = Module['postRun'];
+      post = typeof post === 'function' ? [post] : Array.isArray(post) ? post : [];
+      Module['postRun'] = post.concat([mainReturned]);
+    }
+  } catch (e) { /* not timed */ }
   return {
     // The module is up (wasmtrace's startup constructor): every phase kept
     // so far goes to C through `to`, and every later one as it comes.
@@ -494,15 +525,8 @@ var wasmtraceStartup = (function () {
     },
     // The end of the app script's evaluation (js/wasmtrace_post.js).
     scriptEvaluated: function () { if (scriptEnd < 0) scriptEnd = now(); },
-    mainStarts: function () {
-      if (mainStart >= 0) return;
-      mainStart = now();
-      if (constructorsStart >= 0) add(SPAN, 'constructors', constructorsStart, mainStart);
-      add(INSTANT, 'main() starts', mainStart, mainStart);
-    },
-    mainReturned: function () {
-      if (mainStart >= 0) add(SPAN, 'main()', mainStart, now());
-    },
+    mainStarts: mainStarts,
+    mainReturned: mainReturned,
     mark: function (name) { var t = now(); add(INSTANT, name, t, t); },
     // The page's JS profile so far (see takeJsProfile): a Promise of plain data.
     jsProfile: takeJsProfile,
