@@ -296,6 +296,9 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
     `(${st.samplesDropped ?? 0} dropped: ${st.samplesDroppedBufferFull ?? 0} buffer full${st.samplesDroppedTornStack ? `, ${st.samplesDroppedTornStack} torn` : ''}; ` +
     `${st.samplesPartial ?? 0} partial stack, kept), ` +
     `${st.eventsWritten ?? 0} events (${st.eventsDropped ?? 0} dropped), sampler ticks missed ${st.ticksMissed ?? 0}`);
+  // Why a session stopped before it was asked to (the trace's stats record):
+  // out of memory, or the app's heap ran low (docs/GUIDE.md, "Memory").
+  if (typeof p?.stats?.stoppedEarly === 'string') lines.push(`  stopped early: ${printable(p.stats.stoppedEarly)}`);
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   const wrap = wrapNote(p);
   if (wrap) lines.push(`  ${wrap}`);
@@ -751,6 +754,8 @@ async function flags(positionals, v, io) {
   if (!v.cflags && !v.ldflags && !v.build) throw new UsageError('flags: say which: --cflags, --ldflags (or --build)');
   const native = await import('./native.mjs');
   try {
+    const note = native.emccVersionNote(native.emccVersion());
+    if (note) io.err(`wasmtrace flags: note: ${note}`);
     if (v.build) native.buildLibrary({ progress: (l) => io.err(`wasmtrace: ${l}`) });
     if (!v.cflags && !v.ldflags) {
       const { prefix } = native.libraryFlags();

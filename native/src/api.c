@@ -106,10 +106,7 @@ static void explain_no_record(const wt_session_config *config) {
                 "needs %zu KiB to start, and the allocator refused even its %zu-byte record", kib,
                 sizeof(wt_session));
   else
-    wt_snprintf(no_record_error, sizeof no_record_error,
-                "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
-                "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
-                kib, avail / 1024);
+    wt_session_no_room_text(no_record_error, sizeof no_record_error, kib, avail);
 }
 
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {

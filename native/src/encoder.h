@@ -105,6 +105,10 @@ typedef struct wt_stats_rec {
   uint64_t samples_waiting;     /* samples of a thread blocked in a wait */
   uint64_t heap_allocs, heap_frees, heap_live, heap_peak, heap_total; /* heap sampling (heap.h) */
   int stopped_early_oom;        /* it stopped early because memory ran out */
+  /* It stopped early for the app's heap (session.h): the room and the room
+   * kept for the app then, KiB; 0 and 0 otherwise. */
+  uint32_t app_short_room_kib, app_short_keep_kib;
+  int stopped_early_app;
   double encode_us, worker_created_us, worker_started_us, lateness_max_us;
 } wt_stats_rec;
 

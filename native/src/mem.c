@@ -14,12 +14,49 @@ _Thread_local int wt_i_heap_own;
 #define OWN(call) (wt_i_heap_own++, own_result = (call), wt_i_heap_own--, own_result)
 static _Thread_local void *own_result;
 
-/* Room the heap must keep after a request: malloc grows its top chunk in
- * 64 KiB granules and adds headers, and app threads may allocate between
- * the check and the malloc (the race mem.h's callers cannot close; the
- * margin narrows it). */
-#define HEAP_MARGIN ((size_t)256 * 1024)
+/* The heap rule (mem.h; docs/GUIDE.md, "Memory"): after a request the
+ * heap's room still covers the app's headroom, KEEP_SHARE of the heap's
+ * maximum and at least KEEP_MIN (malloc grows its top chunk in 64 KiB
+ * granules and adds headers, and app threads may allocate between the
+ * check and the malloc: the headroom also covers that race), plus every
+ * byte wasmtrace then holds (what a stop gives back); and wasmtrace's own
+ * bytes stay at most 1/OWN_SHARE of the memory the app is not using (its
+ * own plus the room). */
+#define KEEP_MIN ((size_t)1 << 20)
+#define KEEP_SHARE 8 /* 1/8 of the maximum: 2 MiB of Emscripten's default 16 MiB heap */
+#define OWN_SHARE 4
 #define CHUNK_OVERHEAD 16 /* malloc's header per chunk, counted against the credit */
+
+/* Bytes wasmtrace's blocks hold now (malloc_usable_size), for the share. */
+static _Atomic int64_t own_bytes;
+
+static void own_add(void *p) {
+  if (p) atomic_fetch_add_explicit(&own_bytes, (int64_t)malloc_usable_size(p), memory_order_relaxed);
+}
+static void own_sub(void *p) {
+  if (p) atomic_fetch_sub_explicit(&own_bytes, (int64_t)malloc_usable_size(p), memory_order_relaxed);
+}
+
+size_t wt_mem_own_bytes(void) {
+  int64_t n = atomic_load_explicit(&own_bytes, memory_order_relaxed);
+  return n > 0 ? (size_t)n : 0;
+}
+
+size_t wt_mem_app_keep(void) {
+  size_t max = wt_platform_heap_max();
+  if (max == SIZE_MAX) return 0;
+  return max / KEEP_SHARE > KEEP_MIN ? max / KEEP_SHARE : KEEP_MIN;
+}
+
+/* What the rule lets wasmtrace take of `room` now: n with
+ * room - n >= keep + own + n, and own + n <= (own + room) / OWN_SHARE. */
+static size_t allowed(size_t room) {
+  size_t keep = wt_mem_app_keep(), own = wt_mem_own_bytes();
+  size_t by_keep = room > keep + own ? (room - keep - own) / 2 : 0;
+  size_t share = (own + room) / OWN_SHARE;
+  size_t by_share = share > own ? share - own : 0;
+  return by_keep < by_share ? by_keep : by_share;
+}
 
 static _Atomic uint64_t refusals;
 static _Atomic long fail_after = -1; /* successes left before the seam refuses; -1: off */
@@ -40,11 +77,11 @@ static int seam_allows(void) {
 static int heap_allows(size_t n) {
   size_t room = wt_platform_heap_room(0);
   if (room == SIZE_MAX) return 1;
-  if (n <= room && room - n >= HEAP_MARGIN) return 1;
+  if (n <= allowed(room)) return 1;
   /* The slow check (walks malloc's heap): only when the break is near the
    * heap's maximum. */
   room = wt_platform_heap_room(1);
-  return n <= room && room - n >= HEAP_MARGIN;
+  return n <= allowed(room);
 }
 
 /* 1 if a request of n bytes may go to malloc; 2 if it does on the credit. */
@@ -71,7 +108,9 @@ static void *granted(int how, size_t n, void *p) {
 
 void *wt_mem_alloc(size_t n) {
   int how = grant(n);
-  return how ? granted(how, n, OWN(malloc(n ? n : 1))) : NULL;
+  void *p = how ? granted(how, n, OWN(malloc(n ? n : 1))) : NULL;
+  own_add(p);
+  return p;
 }
 
 void *wt_mem_calloc(size_t count, size_t size) {
@@ -81,13 +120,22 @@ void *wt_mem_calloc(size_t count, size_t size) {
   }
   size_t n = count * size;
   int how = grant(n);
-  return how ? granted(how, n, OWN(calloc(n ? n : 1, 1))) : NULL;
+  void *p = how ? granted(how, n, OWN(calloc(n ? n : 1, 1))) : NULL;
+  own_add(p);
+  return p;
 }
 
 void *wt_mem_realloc(void *p, size_t n) {
   if (!p) return wt_mem_alloc(n);
   int how = grant(n);
-  return how ? granted(how, n, OWN(realloc(p, n ? n : 1))) : NULL;
+  if (!how) return NULL;
+  size_t before = malloc_usable_size(p);
+  void *q = granted(how, n, OWN(realloc(p, n ? n : 1)));
+  if (q) {
+    atomic_fetch_sub_explicit(&own_bytes, (int64_t)before, memory_order_relaxed);
+    own_add(q);
+  }
+  return q;
 }
 
 void *wt_mem_aligned_alloc(size_t align, size_t n) {
@@ -96,7 +144,9 @@ void *wt_mem_aligned_alloc(size_t align, size_t n) {
     return NULL;
   }
   int how = grant(n + align); /* the worst case of the alignment's padding */
-  return how ? granted(how, n + align, OWN(aligned_alloc(align, n))) : NULL;
+  void *p = how ? granted(how, n + align, OWN(aligned_alloc(align, n))) : NULL;
+  own_add(p);
+  return p;
 }
 
 void wt_mem_free(void *p) {
@@ -106,6 +156,7 @@ void wt_mem_free(void *p) {
     size_t back = malloc_usable_size(p) + CHUNK_OVERHEAD;
     credit = credit_max - credit > back ? credit + back : credit_max;
   }
+  own_sub(p);
   free(p);
 }
 
@@ -121,7 +172,20 @@ uint64_t wt_mem_refusals(void) { return atomic_load_explicit(&refusals, memory_o
 size_t wt_mem_available(void) {
   size_t room = wt_platform_heap_room(1);
   if (room == SIZE_MAX) return SIZE_MAX;
-  return room > HEAP_MARGIN ? room - HEAP_MARGIN : 0;
+  return allowed(room);
+}
+
+size_t wt_mem_heap_free(void) { return wt_platform_heap_room(1); }
+
+int wt_mem_app_short(size_t *room_out, size_t *keep_out) {
+  size_t keep = wt_mem_app_keep() + wt_mem_own_bytes();
+  size_t room = wt_platform_heap_room(0);
+  if (room == SIZE_MAX || room >= keep) return 0;
+  room = wt_platform_heap_room(1); /* the top chunk counts too */
+  if (room >= keep) return 0;
+  if (room_out) *room_out = room;
+  if (keep_out) *keep_out = keep;
+  return 1;
 }
 
 void wt_mem_credit_add(size_t bytes) {

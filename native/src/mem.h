@@ -47,12 +47,35 @@ char *wt_mem_strdup(const char *s);
 /* Requests refused since the process started (or the last test reset). */
 uint64_t wt_mem_refusals(void);
 
-/* Bytes wasmtrace may still allocate now without growing the heap past its
- * maximum (a lower bound: the room above the heap's break plus malloc's top
- * chunk; memory free inside malloc's bins is not counted). SIZE_MAX where
+/* The heap rule (docs/GUIDE.md, "Memory"). "Room" is what malloc can take
+ * without growing the heap past its maximum (the room above the heap's
+ * break plus malloc's top chunk; memory free inside malloc's bins is not
+ * counted). A request of wasmtrace's is granted only if, after it:
+ *   - the room left covers the app's headroom, wt_mem_app_keep() (1/8 of
+ *     the heap's maximum, at least 1 MiB: 2 MiB of Emscripten's default
+ *     16 MiB heap), plus every byte wasmtrace then holds; and
+ *   - wasmtrace's own bytes are at most a quarter of its own plus the room
+ *     (it never holds more than 1/4 of the memory the app is not using).
+ * While sessions record, the worker checks wt_mem_app_short(): once the
+ * app's own allocations have taken the room below the headroom plus
+ * wasmtrace's bytes, every running session stops early (session.h) and
+ * gives its memory back, before the app can reach its last headroom. */
+
+/* Bytes wasmtrace may still allocate now under the rule. SIZE_MAX where
  * the heap has no known limit (host). May walk malloc's heap: not for hot
  * paths. */
 size_t wt_mem_available(void);
+/* The room now (see above); SIZE_MAX on the host. Walks malloc's heap. */
+size_t wt_mem_heap_free(void);
+/* The app's headroom in bytes (0 on the host). */
+size_t wt_mem_app_keep(void);
+/* Bytes wasmtrace's own blocks hold now. */
+size_t wt_mem_own_bytes(void);
+/* 1 when the room is below the app's headroom plus wasmtrace's bytes (and
+ * then the room and that sum through the pointers, which may be NULL),
+ * else 0. Cheap when the
+ * room is ample (one sbrk(0)); walks malloc's heap only near the edge. */
+int wt_mem_app_short(size_t *room_out, size_t *keep_out);
 
 /* Calling thread's reserve credit (see above). */
 void wt_mem_credit_add(size_t bytes);

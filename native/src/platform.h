@@ -61,6 +61,9 @@ int64_t wt_platform_malloc_bytes(void);
  * top chunk (which walks malloc's heap under its lock: not for hot paths).
  * SIZE_MAX where the heap has no known limit (host). mem.c. */
 size_t wt_platform_heap_room(int precise);
+/* The heap's maximum in bytes (emscripten_get_heap_max()), SIZE_MAX on
+ * the host. */
+size_t wt_platform_heap_max(void);
 
 /* Bytes free inside malloc's heap (its bins and top chunk: mallinfo's
  * fordblks), SIZE_MAX on the host, 0 for an allocator without mallinfo

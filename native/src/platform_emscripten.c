@@ -113,5 +113,7 @@ size_t wt_platform_heap_room(int precise) {
   return room;
 }
 
+size_t wt_platform_heap_max(void) { return emscripten_get_heap_max(); }
+
 /* Without mallinfo: none known (mem.c then takes no credit). */
 size_t wt_platform_malloc_free_bytes(void) { return mallinfo ? (size_t)mallinfo().fordblks : 0; }

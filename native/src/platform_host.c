@@ -90,4 +90,6 @@ size_t wt_platform_heap_room(int precise) {
   return SIZE_MAX; /* the host's malloc returns NULL; tests use mem.c's seam */
 }
 
+size_t wt_platform_heap_max(void) { return SIZE_MAX; }
+
 size_t wt_platform_malloc_free_bytes(void) { return SIZE_MAX; }

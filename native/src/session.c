@@ -85,7 +85,31 @@ void wt_session_note_no_memory(wt_session *s, uint64_t n) {
    * turn the process's exit status into 1. */
 }
 
+void wt_session_note_app_short(wt_session *s, size_t room, size_t keep) {
+  if (atomic_load_explicit(&s->state, memory_order_acquire) != WT_SESSION_RUNNING) return;
+  if (atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return; /* already stopping early */
+  atomic_store_explicit(&s->app_short_room_kib, (uint32_t)(room / 1024), memory_order_relaxed);
+  atomic_store_explicit(&s->app_short_keep_kib, (uint32_t)(keep / 1024), memory_order_relaxed);
+  if (atomic_exchange_explicit(&s->app_short_stop, 1, memory_order_relaxed)) return;
+  atomic_store_explicit(&s->stop_requested, 1, memory_order_release);
+}
+
+void wt_app_short_text(char *out, size_t cap, uint32_t room_kib, uint32_t keep_kib) {
+  wt_snprintf(out, cap,
+              "the app's heap ran low: %u KiB free, below the %u KiB wasmtrace keeps free for the app (its "
+              "headroom and what wasmtrace held); the session stopped to give its memory back",
+              (unsigned)room_kib, (unsigned)keep_kib);
+}
+
 void wt_session_log_end(const wt_session *s) {
+  if (atomic_load_explicit(&s->app_short_stop, memory_order_relaxed)) {
+    char why[WT_APP_SHORT_TEXT_MAX], line[WT_NAME_MAX + WT_APP_SHORT_TEXT_MAX + 60];
+    wt_app_short_text(why, sizeof why, atomic_load(&s->app_short_room_kib), atomic_load(&s->app_short_keep_kib));
+    wt_snprintf(line, sizeof line, "session '%s' stopped early: %s; its trace keeps what it recorded",
+                s->config.name, why);
+    wt_platform_log_error(line);
+    return;
+  }
   if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
   char line[WT_NAME_MAX + 200];
   wt_snprintf(line, sizeof line,
@@ -286,6 +310,14 @@ size_t wt_session_start_bytes(const wt_session *s) {
   return bytes;
 }
 
+void wt_session_no_room_text(char *out, size_t cap, size_t need_kib, size_t avail) {
+  wt_snprintf(out, cap,
+              "needs %zu KiB to start, and may take %zu KiB of the wasm heap's %zu KiB free (at most a quarter, "
+              "leaving the app %zu KiB): free memory in the app or give it a larger heap (-sINITIAL_MEMORY, or "
+              "-sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
+              need_kib, avail / 1024, wt_mem_heap_free() / 1024, wt_mem_app_keep() / 1024);
+}
+
 wt_status wt_session_prealloc(wt_session *s) {
   /* A limit too small for the format: the worker fails the session with
    * the reason when it adopts it (wt_session_setup_sampling). */
@@ -322,10 +354,7 @@ wt_status wt_session_prealloc(wt_session *s) {
                 "needs %zu KiB to start, and the wasm heap refused part of it (%zu KiB free when checked)",
                 kib, avail / 1024);
   else
-    wt_snprintf(s->error, sizeof s->error,
-                "needs %zu KiB to start, the wasm heap has %zu KiB free: free memory in the app or give it "
-                "a larger heap (-sINITIAL_MEMORY, or -sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
-                kib, avail / 1024);
+    wt_session_no_room_text(s->error, sizeof s->error, kib, avail);
   return WT_ERR_NO_MEMORY;
 }
 

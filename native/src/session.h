@@ -97,6 +97,11 @@ struct wt_session {
   _Atomic uint64_t cat_mask;     /* categories it records (wt_runtime_update_categories) */
   char error[WT_ERROR_MAX];
   _Atomic int oom_stop;          /* it stops (or stopped) early: out of memory */
+  /* It stops (or stopped) early: the app's own allocations took the heap's
+   * room below the app's headroom (mem.h); with the room and the headroom
+   * (KiB) seen then, for the trace and the console line. */
+  _Atomic int app_short_stop;
+  _Atomic uint32_t app_short_room_kib, app_short_keep_kib;
 
   /* --- counters: written by the worker (or the pump: bytes_written), read
    * by anyone (stats_list.h lists what they become) ------------------------ */
@@ -154,12 +159,16 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us);
  * thread growing the heap), its thread table, its output (zlib's state and
  * the output queue's blocks) and the reserve it finishes with
  * (wt_session_start_bytes in all). If the heap cannot give it, frees what
- * it took, writes "needs N KiB to start, the wasm heap has M KiB free" to
+ * it took, writes wt_session_no_room_text's message to
  * s->error and returns WT_ERR_NO_MEMORY: the session must fail before it
  * starts. Buffers grow on demand after it, up to maxBufferKB; an
  * allocation refused then stops the session early (state STOPPED, the
  * trace says "stoppedEarly"). */
 wt_status wt_session_prealloc(wt_session *s);
+/* "needs N KiB to start, and may take A KiB of the wasm heap's F KiB free
+ * (at most a quarter, leaving the app K KiB): ..." (mem.h's rule), for a
+ * session that needs `need_kib` where the rule allows `avail` bytes. */
+void wt_session_no_room_text(char *out, size_t cap, size_t need_kib, size_t avail);
 /* 1 when the app links the encoder of `format` (the firefox and folded ones
  * are an opt-in archive in wasm builds: session.c), else 0. */
 int wt_session_format_linked(wt_format format);
@@ -214,6 +223,14 @@ void wt_session_log_failure(const char *name, const char *error);
  * first one while it records stops it early, and its reserve is released
  * so that it can finish. Worker only. */
 void wt_session_note_no_memory(wt_session *s, uint64_t n);
+/* The app's allocations took the heap's room (`room` bytes) below the app's
+ * headroom (`keep` bytes, mem.h): the first call while it records stops it
+ * early, so that it gives its memory back to the app. Worker only. */
+void wt_session_note_app_short(wt_session *s, size_t room, size_t keep);
+/* Writes the trace's "stoppedEarly" text for such a stop, from the room
+ * and the room kept for the app (KiB). */
+#define WT_APP_SHORT_TEXT_MAX 200
+void wt_app_short_text(char *out, size_t cap, uint32_t room_kib, uint32_t keep_kib);
 /* Gives the session's reserve back to the heap and as credit to the
  * calling thread (the worker), for its final step. */
 void wt_session_release_reserve(wt_session *s);

@@ -199,6 +199,9 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .encode_us = s->enc.encode_us,
       .allocations_refused = atomic_load(&s->alloc_refused),
       .stopped_early_oom = atomic_load(&s->oom_stop),
+      .stopped_early_app = atomic_load(&s->app_short_stop),
+      .app_short_room_kib = atomic_load(&s->app_short_room_kib),
+      .app_short_keep_kib = atomic_load(&s->app_short_keep_kib),
       .heap_allocs = atomic_load(&s->heap_allocs),
       .heap_frees = atomic_load(&s->heap_frees),
       .heap_live = atomic_load(&s->heap_live),
@@ -337,7 +340,14 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
     wt_json_lit(j, ",\"allocationsRefused\":");
     wt_json_u64(j, r->allocations_refused + t->alloc_failures);
   }
-  if (r->stopped_early_oom) wt_json_lit(j, ",\"stoppedEarly\":\"out of memory\"");
+  if (r->stopped_early_oom) {
+    wt_json_lit(j, ",\"stoppedEarly\":\"out of memory\"");
+  } else if (r->stopped_early_app) {
+    char why[WT_APP_SHORT_TEXT_MAX];
+    wt_app_short_text(why, sizeof why, r->app_short_room_kib, r->app_short_keep_kib);
+    wt_json_lit(j, ",\"stoppedEarly\":");
+    wt_json_string(j, why);
+  }
   if (v->config->heap_sample_bytes) write_heap_stats(v, j);
   if (t->lost) {
     wt_json_lit(j, ",\"lost\":");

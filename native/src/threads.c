@@ -56,11 +56,13 @@ typedef struct wt_start {
  * it the thread registers on first use, as without the wrapper. */
 #define START_KEEP_MIN ((size_t)4 << 20)
 WT_I_NOINSTR static int room_for_a_record(void) {
-  size_t avail = wt_mem_available();
-  if (avail == SIZE_MAX) return 1;
+  /* The heap's room itself (mem.h): the record's own allocation then also
+   * goes through mem.c's rule. */
+  size_t room = wt_mem_heap_free();
+  if (room == SIZE_MAX) return 1;
   int64_t heap = wt_platform_heap_bytes();
   size_t keep = heap > 0 && (size_t)heap / 4 > START_KEEP_MIN ? (size_t)heap / 4 : START_KEEP_MIN;
-  return avail >= keep + sizeof(wt_thread);
+  return room >= keep + sizeof(wt_thread);
 }
 
 WT_I_NOINSTR static void *start_trampoline(void *p) {

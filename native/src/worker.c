@@ -65,6 +65,7 @@
 #define ENCODE_AFTER_US 100000.0  /* encode at least this often... */
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
 #define RECLAIM_EVERY_US 10000.0  /* frees exited threads' records at most this often */
+#define APP_HEAP_EVERY_US 5000.0  /* checks the app's heap headroom (mem.h) this often */
 /* Waking early (see sleep_phase): the timed sleep is asked to end this much
  * before the deadline, at most WAKE_EARLY_MAX_US and half the shortest
  * sampling period; an oversleep longer than TIMER_OVERSLEEP_MAX_US is the
@@ -84,6 +85,7 @@ typedef struct worker_state {
   double us_per_item;               /* measured cost of encoding one sample or event */
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
   double next_reclaim_us;           /* reclaim_phase runs from then on */
+  double next_app_heap_us;          /* app_heap_phase runs from then on */
   double oversleep_p90_us;          /* running estimate of the sleep's oversleep (sleep_phase) */
   double spin_window_start_us;      /* the current second of the spin budget... */
   double spin_window_us;            /* ...and the time spun in it */
@@ -467,6 +469,25 @@ static void counters_phase(int nsessions, double now) {
   }
 }
 
+/* ---- the app's heap ------------------------------------------------------- */
+
+/* Once the app's own allocations have taken the heap's room below the app's
+ * headroom (mem.h), every running session stops early and gives its memory
+ * back: a session must never be the reason the app runs short. Every
+ * APP_HEAP_EVERY_US (one sbrk(0) while the room is ample). */
+static void app_heap_phase(worker_state *ws, int nsessions, double now) {
+  if (now < ws->next_app_heap_us) return;
+  ws->next_app_heap_us = now + APP_HEAP_EVERY_US;
+  int any = 0;
+  for (int i = 0; i < nsessions && !any; i++) any = running(wt_rt.sessions[i]);
+  size_t room = 0, keep = 0;
+  if (!any || !wt_mem_app_short(&room, &keep)) return;
+  for (int i = 0; i < nsessions; i++) {
+    wt_session *s = wt_rt.sessions[i];
+    if (running(s)) wt_session_note_app_short(s, room, keep);
+  }
+}
+
 /* ---- next deadline --------------------------------------------------------- */
 
 /* The earliest sampling or counter deadline of the running sessions. */
@@ -682,6 +703,7 @@ void *wt_worker_main(void *arg) {
       }
     }
     counters_phase(nsessions, now);
+    app_heap_phase(ws, nsessions, now);
     double next = next_deadline(nsessions, now);
     encode_phase(ws, nsessions, next);
     next = recheck_stopping(nsessions, next);

@@ -2,8 +2,8 @@
 // under test: each records a startup session with every app thread named
 // and sampled, a startup timeline with its pool workers and main(),
 // Module.wasmtrace reachable (after awaiting the factory where there is
-// one), no page error, and the app's own output exactly what it prints
-// without wasmtrace's session.
+// one), no page error, and the app's own output exactly what the program
+// prints (computed here), with wasmtrace's session running.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,9 +26,18 @@ const SHAPES = [
   { app: 'shapes_growth', kind: 'classic', what: '-sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY' },
   { app: 'shapes_exceptions', kind: 'classic', what: 'C++ with -fexceptions' },
   { app: 'shapes_wasm_exceptions', kind: 'classic', what: 'C++ with -fwasm-exceptions' },
+  // Fills all but 1.5 MiB of what would be free without wasmtrace: the
+  // session stops early (the app's heap ran low) and gives its memory back.
+  { app: 'shapes_heapfill', kind: 'classic', what: '-sPROXY_TO_PTHREAD at the default heap, filled by the app', fill: true },
 ];
-// What the app prints, in every shape (the same numbers as without a session).
-const EXPECTED_TAIL = [/^shapes: a=\d+ b=\d+$/, /^shapes: cxx 3$/, /^shapes: done$/];
+// What the app prints, in every shape: its threads' results computed here
+// the way tests/shapes/shapes.c computes them (unsigned 32-bit arithmetic).
+function mix(seed, n) {
+  for (let i = 0; i < n; i++) seed = (Math.imul(seed, 1664525) + 1013904223 + (seed >>> 13)) >>> 0;
+  return seed;
+}
+const crunch = (which) => { let seed = 17 + which; for (let r = 0; r < 60; r++) seed = mix(seed, 400000); return seed; };
+const EXPECTED = [`shapes: a=${crunch(0)} b=${crunch(1)}`, 'shapes: cxx 3', 'shapes: done'];
 
 let server, browser;
 before(async () => {
@@ -41,17 +50,17 @@ after(async () => {
 });
 
 /** Loads one shape, with or without the startup config; returns what the page did. */
-async function run(shape, withSession) {
+async function run(shape, withSession, args = '') {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e && e.message || e)));
   if (withSession) await page.addInitScript((c) => { globalThis.wasmtraceConfig = c; }, CONFIG);
   try {
-    await page.goto(`${server.url}index.html?app=${shape.app}&kind=${shape.kind}`);
+    await page.goto(`${server.url}index.html?app=${shape.app}&kind=${shape.kind}${args ? `&args=${args}` : ''}`);
     await page.waitForFunction('(globalThis.shapesDone === true && !!window.shapesApp) || window.shapesErrors.length > 0',
       null, { timeout: 90000, polling: 50 });
     const state = await page.evaluate(() => ({
-      output: window.shapesOutput.slice(), errors: window.shapesErrors.slice(),
+      output: window.shapesOutput.slice(), errors: window.shapesErrors.slice(), fillBytes: globalThis.shapesFillBytes,
       hasApi: !!(window.shapesApp && window.shapesApp.wasmtrace &&
         typeof window.shapesApp.wasmtrace.getStartupSessions === 'function'),
     }));
@@ -70,17 +79,22 @@ describe(`the shapes real apps take, in ${testBrowser} (${wasmBuildDir}, emcc ${
     const built = existsSync(join(dir, shape.app + (shape.kind === 'es6' ? '.mjs' : '.js')));
     test(`${shape.what}: records every thread, the timeline and main(), and the app prints what it prints alone`,
       { skip: built ? false : `${shape.app} is not built in this tree` }, async () => {
-        const alone = await run(shape, false);
-        assert.deepEqual(alone.pageErrors, [], `${shape.app} without a session: page errors`);
-        assert.deepEqual(alone.errors, [], `${shape.app} without a session: the factory failed`);
-        const rec = await run(shape, true);
+        const expected = shape.fill ? ['shapes: filled the heap', ...EXPECTED] : EXPECTED;
+        // The filling app runs alone first (how much it fills depends on the
+        // heap it has without wasmtrace), then fills as much with a session.
+        let fillArg = '';
+        if (shape.fill) {
+          const alone = await run(shape, false);
+          assert.deepEqual(alone.pageErrors, [], `${shape.app} without a session: page errors`);
+          assert.deepEqual(alone.output, expected, `${shape.app} without a session printed:\n${alone.output.join('\n')}`);
+          assert.ok(alone.fillBytes > 4 << 20, `${shape.app} filled only ${alone.fillBytes} bytes alone`);
+          fillArg = String(alone.fillBytes);
+        }
+        const rec = await run(shape, true, fillArg);
         assert.deepEqual(rec.pageErrors, [], `${shape.app}: page errors with a session`);
         assert.deepEqual(rec.errors, [], `${shape.app}: the factory failed with a session`);
-        // The app's own output: its lines, unchanged by the session.
-        const lines = (r) => r.output.filter((l) => l.startsWith('shapes:'));
-        assert.equal(lines(alone).length, EXPECTED_TAIL.length, `${shape.app} alone printed:\n${alone.output.join('\n')}`);
-        lines(alone).forEach((l, i) => assert.match(l, EXPECTED_TAIL[i]));
-        assert.deepEqual(lines(rec), lines(alone), `${shape.app}: the output differs with a session`);
+        // The app's own output, exactly (wasmtrace prints on the console, never through the app's print).
+        assert.deepEqual(rec.output, expected, `${shape.app}: the output differs with a session`);
         assert.ok(rec.hasApi, `${shape.app}: Module.wasmtrace is not on the instance`);
 
         assert.equal(rec.sessions.length, 1);
@@ -88,6 +102,13 @@ describe(`the shapes real apps take, in ${testBrowser} (${wasmBuildDir}, emcc ${
         assert.equal(s.state, 'stopped', `${shape.app}: session ${s.state} ${s.error ?? ''}`);
         const bytes = Buffer.from(s.bytes);
         const analysis = analyzeTrace(parseTrace(bytes));
+        const stoppedEarly = readProfile(bytes).stats?.stoppedEarly;
+        if (shape.fill) {
+          assert.match(String(stoppedEarly), /^the app's heap ran low: \d+ KiB free, below the \d+ KiB wasmtrace keeps free for the app/,
+            `${shape.app}: the trace does not say why the session stopped early`);
+        } else {
+          assert.equal(stoppedEarly, undefined, `${shape.app}: stopped early: ${stoppedEarly}`);
+        }
         const byName = new Map(analysis.threads.map((t) => [t.name, t]));
         for (const name of ['crunch-a', 'crunch-b']) {
           const t = byName.get(name);

@@ -192,4 +192,13 @@ describe('limits the trace states are shown with what to do', () => {
     assert.match(limitNotes({}, { threadsRefused: 3 })[0], /^3 thread\(s\) were not recorded/);
     assert.match(limitNotes({ threadsRefused: 2, dropped: {} })[0], /^2 thread\(s\)/);
   });
+
+  test("record's summary says why a session stopped early, from the trace's stats record", () => {
+    const profile = readProfile(readFileSync(limited));
+    const why = "the app's heap ran low: 1500 KiB free, below the 2300 KiB wasmtrace keeps free for the app";
+    const early = { ...profile, stats: { ...profile.stats, stoppedEarly: why } };
+    const r = { name: 'startup', state: 'stopped', file: null, bytes: Buffer.alloc(10), stats: {}, profile: early };
+    assert.ok(summarizeSession(r).includes(`  stopped early: ${why}`), summarizeSession(r).join('\n'));
+    assert.ok(!summarizeSession({ ...r, profile }).some((l) => l.includes('stopped early')));
+  });
 });

@@ -4,8 +4,14 @@
  * catches where exceptions are compiled in), and prints lines whose text is
  * the same in every shape, with or without a session. */
 #include <emscripten.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "wasmtrace/wasmtrace.h"
 
@@ -19,6 +25,40 @@ static unsigned shapes_mix(unsigned seed, int n) {
 
 static unsigned results[2];
 
+#ifdef SHAPES_HEAPFILL
+/* shapes_heapfill: an app tuned to its heap. While its threads run it fills
+ * the heap, in pieces a few ms apart (an app loading its assets), without
+ * checking: it knows its heap. Run without a session, it fills all but
+ * FILL_SPARE of what malloc can take and says how much
+ * (globalThis.shapesFillBytes); the test then runs it again with a session
+ * and that same amount as its argument. A session that kept its memory
+ * would make it abort ("Aborted(OOM)"): the session must stop and give
+ * its memory back first. */
+#define FILL_SPARE ((size_t)1536 * 1024)
+#define FILL_PIECE ((size_t)256 * 1024)
+static size_t heap_left(void) {
+  uintptr_t brk = (uintptr_t)sbrk(0);
+  size_t max = emscripten_get_heap_max();
+  return (max > brk ? max - brk : 0) + (size_t)mallinfo().keepcost;
+}
+static void *pieces[256];
+static int fill(size_t want) {
+  if (!want) {
+    size_t left = heap_left();
+    want = left > FILL_SPARE ? left - FILL_SPARE : 0;
+  }
+  MAIN_THREAD_EM_ASM({ globalThis.shapesFillBytes = $0; }, (double)want);
+  int n = 0;
+  for (size_t got = 0; got + FILL_PIECE <= want && n < 256; got += FILL_PIECE) {
+    pieces[n] = malloc(FILL_PIECE); /* aborts the app if the heap is short */
+    memset(pieces[n], 1, FILL_PIECE);
+    n++;
+    usleep(8000);
+  }
+  return n;
+}
+#endif
+
 static void *shapes_crunch(void *arg) {
   int which = (int)(long)arg;
   WT_THREAD_NAME(which ? "crunch-b" : "crunch-a");
@@ -31,7 +71,9 @@ static void *shapes_crunch(void *arg) {
   return NULL;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
   pthread_t threads[2];
   for (long i = 0; i < 2; i++) {
     if (pthread_create(&threads[i], NULL, shapes_crunch, (void *)i) != 0) {
@@ -39,7 +81,14 @@ int main(void) {
       return 1;
     }
   }
+#ifdef SHAPES_HEAPFILL
+  int held = fill(argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 0);
+#endif
   for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
+#ifdef SHAPES_HEAPFILL
+  printf("shapes: filled the heap\n");
+  for (int i = 0; i < held; i++) free(pieces[i]);
+#endif
   printf("shapes: a=%u b=%u\n", results[0], results[1]);
   printf("shapes: cxx %d\n", shapes_cxx(7));
   printf("shapes: done\n");
