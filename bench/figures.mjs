@@ -76,9 +76,32 @@ export function runCommand() {
   return `${env}node ${[script, ...process.argv.slice(2)].join(' ')}`;
 }
 
-/** The machine a figure was measured on, and the command that measured it. */
+/** The wasm tree the benchmarks load (WASMTRACE_WASM_BUILD, default
+ * build/wasm), and the emcc it was built with ('emcc 3.1.6'; from the stamp
+ * scripts/build.sh writes), or null. */
+export const benchTree = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
+export function benchToolchain(tree = benchTree) {
+  try {
+    const m = /\) (\d+\.\d+\.\d+)/.exec(readFileSync(join(tree, '.emcc-version'), 'utf8'));
+    return m ? `emcc ${m[1]}` : null;
+  } catch {
+    return null;
+  }
+}
+/** A figure measured on another tree than build/wasm gets its toolchain in
+ * its name (`hook.chromium.ns_per_call@emcc-6.0.5`), beside the default
+ * tree's figure of the same name. */
+function toolchainName(name) {
+  if (!process.env.WASMTRACE_WASM_BUILD || benchTree === resolve(root, 'build/wasm')) return name;
+  const t = benchToolchain();
+  return t ? `${name}@${t.replace(' ', '-')}` : name;
+}
+
+/** The machine a figure was measured on, the toolchain of the wasm tree,
+ * and the command that measured it. */
 export function machineInfo(extra = {}) {
   return {
+    toolchain: benchToolchain(),
     cores: cpus().length,
     cpu: cpus()[0]?.model ?? 'unknown',
     loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
@@ -190,8 +213,9 @@ export function readFigures(file = FIGURES_FILE) {
 export function writeFigures(figures, { machine = machineInfo(), file = FIGURES_FILE } = {}) {
   const byName = new Map(readFigures(file).map((f) => [f.name, f]));
   for (const f of figures) {
-    byName.set(f.name, {
-      name: f.name,
+    const name = toolchainName(f.name);
+    byName.set(name, {
+      name,
       unit: f.unit,
       value: round(f.value),
       ci95: f.ci95 ? f.ci95.map(round) : null,

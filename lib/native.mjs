@@ -42,6 +42,34 @@ export function emccVersion(env = process.env) {
   return m[1];
 }
 
+/**
+ * What the package says of emcc `version` (cmake/emscripten-versions.txt,
+ * which CMakeLists.txt reads too): a line when it is older than the oldest
+ * supported or of a newer major than the newest tested, else null.
+ */
+export function emccVersionNote(version) {
+  let oldest = null, tested = [];
+  try {
+    for (const line of readFileSync(join(packageRoot, 'cmake', 'emscripten-versions.txt'), 'utf8').split('\n')) {
+      const m = /^(oldest|tested) (.+)$/.exec(line.trim());
+      if (m && m[1] === 'oldest') oldest = m[2];
+      else if (m) tested = m[2].split(/\s+/);
+    }
+  } catch {
+    return null;
+  }
+  const parts = (v) => v.split('.').map(Number);
+  const less = (a, b) => { const x = parts(a), y = parts(b); for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i]; return false; };
+  const newest = tested.at(-1);
+  if (oldest && less(version, oldest)) {
+    return `emcc ${version} is older than ${oldest}, the oldest wasmtrace supports (tested: ${tested.join(', ')}); the build may fail or the traces lack parts`;
+  }
+  if (newest && parts(version)[0] > parts(newest)[0]) {
+    return `emcc ${version} is newer than the newest major wasmtrace is tested on (${parts(newest)[0]}.x; tested: ${tested.join(', ')}); it may work: check it with scripts/test.sh toolchain (docs/GUIDE.md, "Emscripten versions")`;
+  }
+  return null;
+}
+
 /** Where the library built with emcc `version` is installed. */
 export function libraryPrefix(version, env = process.env) {
   return join(env.WASMTRACE_CACHE || join(cacheHome(env), 'wasmtrace'), `lib-${VERSION}-emcc-${version}`);
