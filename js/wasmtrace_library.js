@@ -87,6 +87,24 @@
 // those the library defines are declared. The link exports the string
 // helpers too (-sEXPORTED_RUNTIME_METHODS), but the shim must not depend on
 // the app's flags for what it calls itself.
+// App shapes wasmtrace does not support are refused here, at link time, with
+// one line (this file runs in the JS compiler, where the link's settings are
+// globals): never a silent wrong trace.
+//  - -sMEMORY64 / -m64: the library and its hooks are built for wasm32;
+//  - -sWASM_WORKERS: Wasm Workers are not pthreads (no registration, no
+//    wait wrappers): their threads would be missing from every trace.
+(function () {
+  var refuse = function (what, why) {
+    var text = 'wasmtrace: ' + what + ' is not supported: ' + why + '. Supported: pthread apps on wasm32 ' +
+      '(docs/GUIDE.md, "Emscripten versions")';
+    if (typeof error === 'function') error(text);
+    else throw new Error(text);
+  };
+  if (typeof MEMORY64 !== 'undefined' && MEMORY64) refuse('-sMEMORY64 (-m64)', 'the library is built for wasm32');
+  if (typeof WASM_WORKERS !== 'undefined' && WASM_WORKERS) {
+    refuse('-sWASM_WORKERS', "Wasm Workers are not pthreads, and their threads would be missing from the traces");
+  }
+})();
 function wasmtraceOptionalDeps(symbols) {
   var lib = typeof LibraryManager !== 'undefined' && LibraryManager.library;
   return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];

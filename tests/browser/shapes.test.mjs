@@ -5,8 +5,11 @@
 // one), no page error, and the app's own output exactly what the program
 // prints (computed here), with wasmtrace's session running.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { emccVersion, wasmBuildDir } from '../lib/build-dir.mjs';
 import { testBrowser } from '../lib/test-browser.mjs';
@@ -126,5 +129,34 @@ describe(`the shapes real apps take, in ${testBrowser} (${wasmBuildDir}, emcc ${
           assert.ok(names.some((n) => want.test(n)), `${shape.app}: no ${want} in the timeline:\n  ${names.join('\n  ')}`);
         }
       });
+  }
+});
+
+// Shapes wasmtrace does not support are refused at link time, with one line
+// naming the flag (js/wasmtrace_library.js), by the emcc first on PATH (the
+// toolchain of the tree under test). A toolchain without the setting skips it.
+describe(`shapes wasmtrace refuses, with the emcc on PATH (emcc ${emccVersion.join('.')})`, () => {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  for (const [flags, what] of [[['-sWASM_WORKERS'], '-sWASM_WORKERS'], [['-sMEMORY64'], '-sMEMORY64 (-m64)']]) {
+    test(`${flags.join(' ')}: one line at link time`, (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-refuse-'));
+      try {
+        writeFileSync(join(dir, 'a.c'), 'int main(void) { return 0; }\n');
+        const r = spawnSync('emcc', ['-pthread', ...flags, 'a.c', '-o', 'a.js', '--js-library', join(root, 'js/wasmtrace_library.js')],
+          { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' } });
+        const text = `${r.stdout}${r.stderr}`;
+        if (/non-existent setting|Invalid command line option|unknown setting/i.test(text)) {
+          t.skip(`this emcc has no ${flags.join(' ')}`);
+          return;
+        }
+        assert.notEqual(r.status, 0, `emcc linked ${flags.join(' ')}: ${text}`);
+        const lines = text.split('\n').filter((l) => l.includes('wasmtrace: '));
+        assert.equal(lines.length, 1, text);
+        assert.ok(lines[0].includes(`wasmtrace: ${what} is not supported: `), lines[0]);
+        assert.ok(!existsSync(join(dir, 'a.js')), 'no output was written');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   }
 });
