@@ -109,9 +109,26 @@ static void explain_no_record(const wt_session_config *config) {
     wt_session_no_room_text(no_record_error, sizeof no_record_error, kib, avail);
 }
 
+/* Why a session past the id limit does not start. */
+static void limit_text(char *out, size_t cap) {
+  wt_snprintf(out, cap,
+              "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
+              "(stopped and failed ones included) and starts no more; reload the page to record again",
+              WT_MAX_SESSION_IDS - 1);
+}
+
 wt_status wt_api_add_session(const wt_session_config *config, const char *error, int *out_id) {
   no_record_error[0] = '\0';
   wt_session *s = wt_mem_calloc(1, sizeof *s);
+  if (!s && atomic_load_explicit(&wt_rt.session_count, memory_order_acquire) >= WT_MAX_SESSION_IDS - 1) {
+    /* Past the id limit, that is the reason, whatever the heap (the
+     * records of 4,095 sessions may be what took wasmtrace's share). */
+    limit_text(no_record_error, sizeof no_record_error);
+    wt_session_log_failure(config->name, no_record_error);
+    if (out_id && atomic_load_explicit(&wt_rt.session_count, memory_order_acquire) == WT_MAX_SESSION_IDS)
+      *out_id = WT_MAX_SESSION_IDS - 1;
+    return WT_ERR_LIMIT;
+  }
   if (!s) {
     if (error && error[0]) /* it failed anyway: that is the reason to give */
       wt_snprintf(no_record_error, sizeof no_record_error, "%s", error);
@@ -135,10 +152,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
     if (id == last) {
       wt_snprintf(s->config.name, sizeof s->config.name, "(session limit)");
       s->config.output[0] = '\0';
-      wt_snprintf(s->error, sizeof s->error,
-                  "too many sessions in this page's life: wasmtrace keeps the records of %d sessions "
-                  "(stopped and failed ones included) and starts no more; reload the page to record again",
-                  last);
+      limit_text(s->error, sizeof s->error);
       s->id = last;
       if (s->stream) wt_stream_free(s->stream);
       s->stream = NULL;
