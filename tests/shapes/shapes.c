@@ -74,9 +74,25 @@ static void *shapes_crunch(void *arg) {
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
+  /* The toolchain's default pthread stack (3.1.x: 2 MiB; later 64 KiB), for
+   * the test's expectations at the default heap. */
+  pthread_attr_t defaults;
+  size_t default_stack = 0;
+  pthread_attr_init(&defaults);
+  pthread_attr_getstacksize(&defaults, &default_stack);
+  MAIN_THREAD_EM_ASM({ globalThis.shapesStackBytes = $0; }, (double)default_stack);
   pthread_t threads[2];
+  pthread_attr_t *attr = NULL;
+#ifdef SHAPES_HEAPFILL
+  /* Small stacks, so that the heap it fills is the heap (3.1.x gives a
+   * pthread 2 MiB of the default 16 MiB by default). */
+  pthread_attr_t small;
+  pthread_attr_init(&small);
+  pthread_attr_setstacksize(&small, 64 * 1024);
+  attr = &small;
+#endif
   for (long i = 0; i < 2; i++) {
-    if (pthread_create(&threads[i], NULL, shapes_crunch, (void *)i) != 0) {
+    if (pthread_create(&threads[i], attr, shapes_crunch, (void *)i) != 0) {
       printf("shapes: pthread_create failed\n");
       return 1;
     }
