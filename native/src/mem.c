@@ -24,7 +24,7 @@ static _Thread_local void *own_result;
  * own plus the room). */
 #define KEEP_MIN ((size_t)1 << 20)
 #define KEEP_SHARE 8 /* 1/8 of the maximum: 2 MiB of Emscripten's default 16 MiB heap */
-#define OWN_SHARE 4
+#define OWN_SHARE 2
 #define CHUNK_OVERHEAD 16 /* malloc's header per chunk, counted against the credit */
 
 /* Bytes wasmtrace's blocks hold now (malloc_usable_size), for the share. */

@@ -54,8 +54,8 @@ uint64_t wt_mem_refusals(void);
  *   - the room left covers the app's headroom, wt_mem_app_keep() (1/8 of
  *     the heap's maximum, at least 1 MiB: 2 MiB of Emscripten's default
  *     16 MiB heap), plus every byte wasmtrace then holds; and
- *   - wasmtrace's own bytes are at most a quarter of its own plus the room
- *     (it never holds more than 1/4 of the memory the app is not using).
+ *   - wasmtrace's own bytes are at most half of its own plus the room
+ *     (it never holds more than 1/2 of the memory the app is not using).
  * While sessions record, the worker checks wt_mem_app_short(): once the
  * app's own allocations have taken the room below the headroom plus
  * wasmtrace's bytes, every running session stops early (session.h) and

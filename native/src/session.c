@@ -312,7 +312,7 @@ size_t wt_session_start_bytes(const wt_session *s) {
 
 void wt_session_no_room_text(char *out, size_t cap, size_t need_kib, size_t avail) {
   wt_snprintf(out, cap,
-              "needs %zu KiB to start, and may take %zu KiB of the wasm heap's %zu KiB free (at most a quarter, "
+              "needs %zu KiB to start, and may take %zu KiB of the wasm heap's %zu KiB free (at most half, "
               "leaving the app %zu KiB): free memory in the app or give it a larger heap (-sINITIAL_MEMORY, or "
               "-sALLOW_MEMORY_GROWTH with -sMAXIMUM_MEMORY)",
               need_kib, avail / 1024, wt_mem_heap_free() / 1024, wt_mem_app_keep() / 1024);

@@ -166,7 +166,7 @@ wt_status wt_session_setup_sampling(wt_session *s, double now_us);
  * trace says "stoppedEarly"). */
 wt_status wt_session_prealloc(wt_session *s);
 /* "needs N KiB to start, and may take A KiB of the wasm heap's F KiB free
- * (at most a quarter, leaving the app K KiB): ..." (mem.h's rule), for a
+ * (at most half, leaving the app K KiB): ..." (mem.h's rule), for a
  * session that needs `need_kib` where the rule allows `avail` bytes. */
 void wt_session_no_room_text(char *out, size_t cap, size_t need_kib, size_t avail);
 /* 1 when the app links the encoder of `format` (the firefox and folded ones

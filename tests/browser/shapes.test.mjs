@@ -79,14 +79,13 @@ async function run(shape, withSession, args = '') {
 }
 
 // Known gap (docs/GUIDE.md, "Memory"): where the toolchain gives a pthread
-// 2 MiB by default (3.1.x), Emscripten's default 16 MiB heap leaves too
-// little room for wasmtrace's thread records under the heap rule, and
-// main()'s pthread_creates come within microseconds, before the worker's
-// 5 ms check can stop a session (-sPROXY_TO_PTHREAD: Aborted(OOM)). Such
-// runs are reported as TODO, not failed; the growable heap is not affected.
+// 2 MiB by default (3.1.x), a -sPROXY_TO_PTHREAD app at the default 16 MiB
+// heap (whose main() runs on a 5 MiB pthread stack) creates its threads
+// microseconds apart, before the worker's 5 ms check can stop a session:
+// Aborted(OOM). Such runs are reported as TODO, not failed.
 function knownGap(t, r) {
-  if (r.stackBytes >= 1 << 20 && !t.name.includes('ALLOW_MEMORY_GROWTH')) {
-    t.todo(`known gap: ${r.stackBytes / 1048576} MiB default pthread stacks at the default heap`);
+  if (r.stackBytes >= 1 << 20 && t.name.includes('PROXY_TO_PTHREAD')) {
+    t.todo(`known gap: ${r.stackBytes / 1048576} MiB default pthread stacks, PROXY_TO_PTHREAD at the default heap`);
   }
 }
 

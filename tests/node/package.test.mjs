@@ -55,9 +55,11 @@ const REQUIRED = [
   'native/include/wasmtrace/wasmtrace.h',
   'native/src/worker.c',
   'native/src/heap_shim.c',
+  // The supported and tested Emscripten versions (CMakeLists.txt and `wasmtrace flags` read it).
+  'cmake/emscripten-versions.txt',
 ];
 const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
-  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt)$');
+  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt|cmake/emscripten-versions\\.txt)$');
 
 test('npm pack contains everything a user needs', () => {
   for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);
