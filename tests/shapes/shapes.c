@@ -53,7 +53,7 @@ static int fill(size_t want) {
     pieces[n] = malloc(FILL_PIECE); /* aborts the app if the heap is short */
     memset(pieces[n], 1, FILL_PIECE);
     n++;
-    usleep(8000);
+    usleep(20000);
   }
   return n;
 }
