@@ -104,19 +104,8 @@ if ! command -v mmdebstrap >/dev/null; then
 fi
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || die "$keyring missing (apt-get install debian-archive-keyring)"
-# The mirror the machine's own Debian sources use (its first deb822 or
-# one-line entry for the main archive), or WASMTRACE_DEBIAN_MIRROR.
-system_mirror() {
-  local f uri
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri=$(awk '/^Types:.*deb( |$)/{d=1} /^URIs:/{ if (d) { print $2; exit } } /^$/{d=0}' "$f")
-    case "$uri" in *security*|"") ;; *) echo "$uri"; return ;; esac
-  done
-  [ -f /etc/apt/sources.list ] && awk '$1=="deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' /etc/apt/sources.list
-}
-mirror=${WASMTRACE_DEBIAN_MIRROR:-$(system_mirror)}
-[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt sources: set WASMTRACE_DEBIAN_MIRROR"
+# The Debian mirror: the machine's own, or WASMTRACE_DEBIAN_MIRROR.
+. "$root/scripts/debian-mirror.sh"
 
 # 2. The root. Check-Valid-Until off: the registry's sid Release file may
 #    have expired (measured: apt refuses it otherwise).
