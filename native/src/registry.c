@@ -29,11 +29,16 @@ static struct {
   /* Interned names: an open-addressing map from pointer to id, and the
    * id -> name table. Names are string literals, so the pointer identifies
    * them; two equal strings at different addresses get two ids with the
-   * same text, which the encoders merge by text. */
-  const char **names;     /* index -> name */
+   * same text, which the encoders merge by text. Both grow with the names
+   * an app has (a few dozen, typically), never to their limit up front: at
+   * Emscripten's default 16 MiB heap the full tables (1.25 MiB) were a
+   * twelfth of the heap. The id -> name table is in segments that never
+   * move (readers take no lock); the map is only touched under the mutex. */
+  const char **name_segs[WT_MAX_NAMES / WT_NAME_SEGMENT]; /* index -> name */
   _Atomic uint32_t names_count;
-  const char **map_keys;  /* pointer hash map, size 2 * WT_MAX_NAMES */
+  const char **map_keys;  /* pointer hash map, map_cap slots (a power of two) */
   uint32_t *map_ids;
+  uint32_t map_cap;
   char categories[WT_MAX_CATEGORY_NAMES][32];
   _Atomic uint32_t category_count;
 } reg = {.mutex = PTHREAD_MUTEX_INITIALIZER};
@@ -183,45 +188,67 @@ static uint32_t hash_ptr(const void *p) {
 
 static const char overflow_name[] = "(too many scope names)";
 
+/* Puts (key, id) in a map of cap slots (a power of two, never full). */
+static void map_put(const char **keys, uint32_t *ids, uint32_t cap, const char *key, uint32_t id) {
+  uint32_t i = hash_ptr(key) & (cap - 1);
+  while (keys[i]) i = (i + 1) & (cap - 1);
+  keys[i] = key;
+  ids[i] = id;
+}
+
+/* Makes room for one more name: the map at most half full, the segment of
+ * the next index allocated. 0 if the heap refused (the tables stay as they
+ * were). Under the mutex. */
+static int names_make_room(uint32_t index) {
+  uint32_t cap = reg.map_cap;
+  if (2 * (index + 1) > cap) {
+    uint32_t bigger = cap ? 2 * cap : WT_NAME_MAP_FIRST;
+    const char **keys = wt_mem_calloc(bigger, sizeof *keys);
+    uint32_t *ids = wt_mem_calloc(bigger, sizeof *ids);
+    if (!keys || !ids) {
+      wt_mem_free(keys);
+      wt_mem_free(ids);
+      return 0;
+    }
+    for (uint32_t i = 0; i < cap; i++)
+      if (reg.map_keys[i]) map_put(keys, ids, bigger, reg.map_keys[i], reg.map_ids[i]);
+    wt_mem_free(reg.map_keys);
+    wt_mem_free(reg.map_ids);
+    reg.map_keys = keys;
+    reg.map_ids = ids;
+    reg.map_cap = bigger;
+  }
+  const char ***seg = &reg.name_segs[index / WT_NAME_SEGMENT];
+  if (!*seg && !(*seg = wt_mem_calloc(WT_NAME_SEGMENT, sizeof **seg))) return 0;
+  return 1;
+}
+
 uint32_t wt_registry_intern(const char *name) {
   if (!name) return 0;
   uint32_t id = 0;
   pthread_mutex_lock(&reg.mutex);
-  if (!reg.names) {
-    reg.names = wt_mem_calloc(WT_MAX_NAMES, sizeof *reg.names);
-    reg.map_keys = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_keys);
-    reg.map_ids = wt_mem_calloc(2 * WT_MAX_NAMES, sizeof *reg.map_ids);
-    if (!reg.names || !reg.map_keys || !reg.map_ids) {
-      wt_mem_free(reg.names);
-      wt_mem_free(reg.map_keys);
-      wt_mem_free(reg.map_ids);
-      reg.names = NULL;
-      reg.map_keys = NULL;
-      reg.map_ids = NULL;
-      pthread_mutex_unlock(&reg.mutex);
-      return 0;
-    }
-  }
-  uint32_t mask = 2 * WT_MAX_NAMES - 1;
-  for (uint32_t i = hash_ptr(name) & mask;; i = (i + 1) & mask) {
-    if (reg.map_keys[i] == name) {
-      id = reg.map_ids[i];
-      break;
-    }
-    if (!reg.map_keys[i]) {
-      uint32_t index = atomic_load_explicit(&reg.names_count, memory_order_relaxed);
-      if (index >= WT_MAX_NAMES - 1 && name != overflow_name) {
-        /* Full: every further name shares the last slot's sentinel. */
+  if (reg.map_cap) {
+    uint32_t mask = reg.map_cap - 1;
+    for (uint32_t i = hash_ptr(name) & mask; reg.map_keys[i]; i = (i + 1) & mask)
+      if (reg.map_keys[i] == name) {
+        id = reg.map_ids[i];
         pthread_mutex_unlock(&reg.mutex);
-        return wt_registry_intern(overflow_name);
+        return id;
       }
-      if (index >= WT_MAX_NAMES) break;
-      reg.names[index] = name;
-      reg.map_keys[i] = name;
-      reg.map_ids[i] = id = WT_FRAME_SCOPE_BIT | index;
-      atomic_store_explicit(&reg.names_count, index + 1, memory_order_release);
-      break;
-    }
+  }
+  uint32_t index = atomic_load_explicit(&reg.names_count, memory_order_relaxed);
+  if (index >= WT_MAX_NAMES - 1 && name != overflow_name) {
+    /* Full: every further name shares the last slot's sentinel. */
+    pthread_mutex_unlock(&reg.mutex);
+    return wt_registry_intern(overflow_name);
+  }
+  /* 0 (no name) when the heap refused the tables' growth. */
+  if (index < WT_MAX_NAMES && names_make_room(index)) {
+    reg.name_segs[index / WT_NAME_SEGMENT][index % WT_NAME_SEGMENT] = name;
+    id = WT_FRAME_SCOPE_BIT | index;
+    map_put(reg.map_keys, reg.map_ids, reg.map_cap, name, id);
+    /* Release: a reader that sees the count sees the segment and the name. */
+    atomic_store_explicit(&reg.names_count, index + 1, memory_order_release);
   }
   pthread_mutex_unlock(&reg.mutex);
   return id;
@@ -262,7 +289,7 @@ const char *wt_registry_scope_name(uint32_t id) {
   if (!(id & WT_FRAME_SCOPE_BIT)) return NULL;
   uint32_t index = id & ~WT_FRAME_SCOPE_BIT;
   if (index >= atomic_load_explicit(&reg.names_count, memory_order_acquire)) return NULL;
-  return reg.names[index];
+  return reg.name_segs[index / WT_NAME_SEGMENT][index % WT_NAME_SEGMENT];
 }
 
 /* Copies a moving stack: see "No sample lost to a moving stack" in
@@ -313,12 +340,15 @@ void wt_registry_reset(void) {
   atomic_store_explicit(&reg.threads_reclaimed, 0, memory_order_relaxed);
   reg.free_count = 0;
   reg.registered = 0;
-  wt_mem_free(reg.names);
+  for (size_t i = 0; i < sizeof reg.name_segs / sizeof reg.name_segs[0]; i++) {
+    wt_mem_free(reg.name_segs[i]);
+    reg.name_segs[i] = NULL;
+  }
   wt_mem_free(reg.map_keys);
   wt_mem_free(reg.map_ids);
-  reg.names = NULL;
   reg.map_keys = NULL;
   reg.map_ids = NULL;
+  reg.map_cap = 0;
   atomic_store_explicit(&reg.names_count, 0, memory_order_relaxed);
   atomic_store_explicit(&reg.category_count, 0, memory_order_relaxed);
   pthread_mutex_unlock(&reg.mutex);

@@ -36,6 +36,8 @@
 #define WT_MAX_DEPTH 256        /* frames kept per shadow stack */
 #define WT_RING_CAPACITY 4096   /* events per thread ring (power of two) */
 #define WT_MAX_NAMES 65536      /* distinct scope names */
+#define WT_NAME_SEGMENT 1024    /* names per segment of the id -> name table (divides WT_MAX_NAMES) */
+#define WT_NAME_MAP_FIRST 256   /* first slots of the name map (a power of two) */
 #define WT_THREAD_NAME_MAX 64
 
 /* Frame ids: values below WT_FRAME_SCOPE_BIT are wasm table indices from the

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mem.h"
 #include "registry.h"
 #include "runtime.h"
 #include "stack_ops.h"
@@ -230,6 +231,47 @@ WT_TEST(registry_scope_name_should_reject_ids_that_were_never_interned) {
   CHECK(wt_registry_scope_name(id & ~WT_FRAME_SCOPE_BIT) == NULL); /* a table index */
   CHECK(wt_registry_scope_name(WT_FRAME_SCOPE_BIT | 65535u) == NULL);
   CHECK(wt_registry_scope_name(0) == NULL);
+}
+
+/* The name tables grow with the names (never their full size up front):
+ * every id keeps its name across each growth, up to the limit, past which
+ * every new name shares the overflow sentinel. */
+static char many_names[WT_MAX_NAMES + 8][8];
+WT_TEST(registry_intern_should_keep_every_name_while_its_tables_grow) {
+  fresh_registry();
+  static uint32_t ids[WT_MAX_NAMES + 8];
+  size_t before = wt_mem_own_bytes();
+  ids[0] = wt_registry_intern(many_names[0]);
+  /* The first name takes a small table, not the whole limit's. */
+  CHECK(wt_mem_own_bytes() - before < 16 * 1024);
+  for (uint32_t i = 1; i < WT_MAX_NAMES + 8; i++) ids[i] = wt_registry_intern(many_names[i]);
+  for (uint32_t i = 0; i < WT_MAX_NAMES - 1; i++) {
+    CHECK_EQ_U64(ids[i], WT_FRAME_SCOPE_BIT | i);
+    CHECK(wt_registry_scope_name(ids[i]) == many_names[i]);
+    if (i % 4099 == 0) CHECK_EQ_U64(wt_registry_intern(many_names[i]), ids[i]); /* found again */
+  }
+  for (uint32_t i = WT_MAX_NAMES - 1; i < WT_MAX_NAMES + 8; i++) {
+    CHECK_EQ_U64(ids[i], WT_FRAME_SCOPE_BIT | (WT_MAX_NAMES - 1));
+    CHECK_EQ_STR(wt_registry_scope_name(ids[i]), "(too many scope names)");
+  }
+  fresh_registry();
+}
+
+/* A heap that refuses the tables' growth gives 0 (no name) for the new
+ * name and keeps the names it has. */
+WT_TEST(registry_intern_should_give_no_id_when_the_heap_refuses_and_keep_the_others) {
+  fresh_registry();
+  uint32_t first = wt_registry_intern(many_names[0]);
+  uint32_t i = 1;
+  for (; i < WT_NAME_MAP_FIRST / 2; i++) wt_registry_intern(many_names[i]); /* the map is now half full */
+  wt_mem_fail_after_for_testing(0);
+  uint32_t refused = wt_registry_intern(many_names[i]);
+  wt_mem_fail_after_for_testing(-1);
+  CHECK_EQ_U64(refused, 0);
+  CHECK(wt_registry_scope_name(first) == many_names[0]);
+  CHECK_EQ_U64(wt_registry_intern(many_names[0]), first);
+  CHECK_EQ_U64(wt_registry_intern(many_names[i]), WT_FRAME_SCOPE_BIT | i); /* the heap gives again */
+  fresh_registry();
 }
 
 WT_TEST(scope_begin_and_end_should_push_and_pop_frames) {
@@ -774,6 +816,8 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(scope_begin_should_intern_the_site_name_once),
       WT_TEST_ENTRY(registry_intern_should_give_equal_text_at_another_address_its_own_id),
       WT_TEST_ENTRY(registry_scope_name_should_reject_ids_that_were_never_interned),
+      WT_TEST_ENTRY(registry_intern_should_keep_every_name_while_its_tables_grow),
+      WT_TEST_ENTRY(registry_intern_should_give_no_id_when_the_heap_refuses_and_keep_the_others),
       WT_TEST_ENTRY(scope_begin_and_end_should_push_and_pop_frames),
       WT_TEST_ENTRY(scope_macro_should_close_at_the_end_of_its_block),
       WT_TEST_ENTRY(scope_end_on_an_empty_stack_should_be_ignored),
