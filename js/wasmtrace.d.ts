@@ -115,6 +115,11 @@ export interface WasmtraceStats {
    * end in a "(waiting)" frame. Always 0 in an app not linked with
    * -Wl,--wrap=emscripten_futex_wait (the wasmtrace CMake target adds it). */
   samplesWaiting: number;
+  /** Why the session stopped before it was asked to, when it did: "the
+   * app's heap ran low: … KiB free, below the … KiB wasmtrace keeps free for
+   * the app (…)" or "out of memory (N allocations refused)". Absent
+   * otherwise. The trace's stats record says so too ("stoppedEarly"). */
+  stoppedEarly?: string;
 }
 
 /**

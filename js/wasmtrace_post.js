@@ -196,6 +196,9 @@
       }
       c('wt_js_session_stats')(id, statsPtr);
       for (var i = 0; i < STAT_KEYS.length; i++) out[STAT_KEYS[i]] = HEAPF64[(statsPtr >> 3) + i];
+      // Why it stopped early, if it did (static memory too).
+      var early = Module['_wt_js_session_stopped_early'] ? c('wt_js_session_stopped_early')(id) : 0;
+      if (early) out.stoppedEarly = UTF8ToString(early);
     } catch (e) {
       // A module without the export, or a trap: the zeros stand.
     }

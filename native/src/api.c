@@ -265,6 +265,18 @@ const char *wt_session_error(int id) {
   return s->error;
 }
 
+int wt_session_stopped_early(int id, char *out, size_t cap) {
+  wt_session *s = wt_session_get(id);
+  if (!s) {
+    if (out && cap) out[0] = '\0';
+    return 0;
+  }
+  char why[WT_APP_SHORT_TEXT_MAX];
+  int stopped = wt_session_stop_reason(s, why, sizeof why);
+  if (out && cap) wt_snprintf(out, cap, "%s", why);
+  return stopped;
+}
+
 wt_status wt_session_stats_get(int id, wt_session_stats *out) {
   wt_session *s = wt_session_get(id);
   if (!s || !out) return s ? WT_ERR_INVALID_ARG : WT_ERR_NOT_FOUND;

@@ -117,6 +117,10 @@ WT_I_EXPORT int wt_js_text_capacity(void) { return WT_JS_TEXT_BYTES; }
 WT_I_EXPORT int wt_js_session_stop(int id) { return wt_session_stop(id); }
 WT_I_EXPORT int wt_js_session_state(int id) { return wt_session_state_get(id); }
 WT_I_EXPORT const char *wt_js_session_error(int id) { return wt_session_error(id); }
+/* Why the session stopped early, in the static text buffer (no heap), or 0. */
+WT_I_EXPORT const char *wt_js_session_stopped_early(int id) {
+  return wt_session_stopped_early(id, js_text, sizeof js_text) ? js_text : 0;
+}
 WT_I_EXPORT size_t wt_js_io_pump(void) { return wt_io_pump(); }
 
 /* out[0] = wasm memory bytes, out[1] = malloc bytes in use (-1 if unknown),

@@ -101,21 +101,23 @@ void wt_app_short_text(char *out, size_t cap, uint32_t room_kib, uint32_t keep_k
               (unsigned)room_kib, (unsigned)keep_kib);
 }
 
-void wt_session_log_end(const wt_session *s) {
+int wt_session_stop_reason(const wt_session *s, char *out, size_t cap) {
+  if (cap) out[0] = '\0';
   if (atomic_load_explicit(&s->app_short_stop, memory_order_relaxed)) {
-    char why[WT_APP_SHORT_TEXT_MAX], line[WT_NAME_MAX + WT_APP_SHORT_TEXT_MAX + 60];
-    wt_app_short_text(why, sizeof why, atomic_load(&s->app_short_room_kib), atomic_load(&s->app_short_keep_kib));
-    wt_snprintf(line, sizeof line, "session '%s' stopped early: %s; its trace keeps what it recorded",
-                s->config.name, why);
-    wt_platform_log_error(line);
-    return;
+    wt_app_short_text(out, cap, atomic_load(&s->app_short_room_kib), atomic_load(&s->app_short_keep_kib));
+    return 1;
   }
-  if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return;
-  char line[WT_NAME_MAX + 200];
-  wt_snprintf(line, sizeof line,
-              "session '%s' stopped early: out of memory (%llu allocations refused); its trace keeps what "
-              "it recorded",
-              s->config.name, (unsigned long long)atomic_load(&s->alloc_refused));
+  if (!atomic_load_explicit(&s->oom_stop, memory_order_relaxed)) return 0;
+  wt_snprintf(out, cap, "out of memory (%llu allocations refused)",
+              (unsigned long long)atomic_load(&s->alloc_refused));
+  return 1;
+}
+
+void wt_session_log_end(const wt_session *s) {
+  char why[WT_APP_SHORT_TEXT_MAX], line[WT_NAME_MAX + WT_APP_SHORT_TEXT_MAX + 60];
+  if (!wt_session_stop_reason(s, why, sizeof why)) return;
+  wt_snprintf(line, sizeof line, "session '%s' stopped early: %s; its trace keeps what it recorded",
+              s->config.name, why);
   wt_platform_log_error(line);
 }
 

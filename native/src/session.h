@@ -209,6 +209,11 @@ void wt_session_fail(wt_session *s, const char *fmt, ...);
  * stopped early for lack of memory. */
 void wt_session_log_end(const wt_session *s);
 
+/* Why the session stopped early, into out (WT_APP_SHORT_TEXT_MAX is
+ * enough): 1 if it did (the app's heap ran low, or out of memory), else 0
+ * with out "". The text of the console line, stats() and wt_session_stopped_early. */
+int wt_session_stop_reason(const wt_session *s, char *out, size_t cap);
+
 /* Console lines of failed sessions in a page's life: the first ones are
  * printed, then one line saying that further ones are not (a page that
  * starts thousands of bad sessions must not flood its console, and in Node

@@ -156,7 +156,13 @@ static int run_once(const char *format, long k, int many_stacks) {
     } else {
       int early = strstr(text, "\"stoppedEarly\":\"out of memory\"") != NULL;
       int counted = strstr(text, "\"allocationsRefused\":") != NULL;
-      if (early && !counted)
+      /* The C API says what the trace says (and the console line). */
+      char why[200];
+      int api_early = wt_session_stopped_early(id, why, sizeof why);
+      if (api_early != early || (early && strncmp(why, "out of memory (", 15) != 0)) {
+        fprintf(stderr, "    k=%ld: wt_session_stopped_early %d \"%s\", the trace early=%d\n", k, api_early, why, early);
+        outcome = BAD;
+      } else if (early && !counted)
         fprintf(stderr, "    k=%ld: stopped early without a refusal count\n", k);
       else
         outcome = early ? STOPPED_EARLY : counted ? STOPPED_WITH_REFUSALS : refusals ? STOPPED_CLEAN : RAN_CLEAN;

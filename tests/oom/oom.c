@@ -207,6 +207,14 @@ int main(int argc, char **argv) {
   printf("trace: %zu bytes, %s JSON, stoppedEarly %.40s, allocationsRefused %s\n", len,
          cJSON_IsArray(doc) ? "valid" : "INVALID", early ? early + 16 : "absent",
          refused ? refused + 21 : "absent");
+  /* The C API gives the same reason (its text starts as the trace's). */
+  char api_why[200];
+  int api_early = wt_session_stopped_early(running, api_why, sizeof api_why);
+  printf("wt_session_stopped_early: %d \"%.60s\"\n", api_early, api_why);
+  if (!api_early || !early || strncmp(api_why, early + 16, 13) != 0) {
+    printf("FAIL: wt_session_stopped_early should give the trace's reason\n");
+    failures++;
+  }
   if (!cJSON_IsArray(doc) || !why_ok || stats.samples_written == 0) {
     printf("FAIL: the trace should read back, keep its samples and say it stopped early\n");
     failures++;

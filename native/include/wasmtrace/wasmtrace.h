@@ -127,6 +127,13 @@ wt_session_state wt_session_state_get(int session_id);
  * long as the session, which is until the process ends. */
 const char *wt_session_error(int session_id);
 
+/* Whether a session stopped early, and why: 1 with the reason in out (up to
+ * cap bytes, NUL-terminated; 200 is enough), e.g. "the app's heap ran low:
+ * 3094 KiB free, below the 3115 KiB wasmtrace keeps free for the app (...)"
+ * or "out of memory (3 allocations refused)"; 0 with out "" if it did not
+ * (or there is no such session). Its trace says so too ("stoppedEarly"). */
+int wt_session_stopped_early(int session_id, char *out, size_t cap);
+
 /* Copies a session's counters into *out. */
 wt_status wt_session_stats_get(int session_id, wt_session_stats *out);
 
