@@ -100,6 +100,51 @@ test('every file a packaged module imports is packaged', () => {
   }
 });
 
+// A small reader of the engines ranges npm packages write (">=18",
+// ">= 14", "^20.19.0 || >=23", "6.* || >= 10.*", "*"): does `version`
+// satisfy `range`? Anything else is an error, so that a new form is seen.
+function satisfies(version, range) {
+  const v = version.split('.').map(Number);
+  const cmp = (a, b) => { for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0); return 0; };
+  const parse = (s) => s.replace(/\.?\*$/, '').split('.').filter(Boolean).map(Number);
+  return range.split('||').some((alt) => {
+    const parts = alt.trim().replace(/([<>]=?|\^)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    return parts.every((p) => {
+      let m;
+      if (p === '*' || p === 'x') return true;
+      if ((m = /^(>=|>|<=|<)(\d+(?:\.\d+){0,2}(?:\.\*)?)$/.exec(p))) {
+        const c = cmp(v, parse(m[2]));
+        return { '>=': c >= 0, '>': c > 0, '<=': c <= 0, '<': c < 0 }[m[1]];
+      }
+      if ((m = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(p))) return v[0] === Number(m[1]) && cmp(v, m.slice(1).map(Number)) >= 0;
+      if ((m = /^(\d+)\.\*$/.exec(p)) || (m = /^(\d+)$/.exec(p))) return v[0] === Number(m[1]);
+      throw new Error(`engines range not understood: ${range}`);
+    });
+  });
+}
+
+test('engines reader: the forms the lockfile has', () => {
+  assert.ok(satisfies('20.0.0', '>=18') && satisfies('20.0.0', '>= 14') && satisfies('20.0.0', '*'));
+  assert.ok(!satisfies('20.0.0', '>=22.12.0') && !satisfies('20.0.0', '>= 24'));
+  assert.ok(satisfies('20.19.0', '^20.19.0 || ^22.12.0 || >=23') && !satisfies('20.0.0', '^20.19.0 || ^22.12.0 || >=23'));
+  assert.ok(satisfies('20.0.0', '6.* || 8.* || >= 10.*') && !satisfies('7.0.0', '6.* || 8.* || >= 10.*'));
+  assert.ok(satisfies('20.0.0', '>=20.19.0 <22.0.0 || >=20') && !satisfies('21.0.0', '>=20.19.0 <21.0.0'));
+});
+
+// npm i of the package warned EBADENGINE once (puppeteer-core 25 asks for
+// Node 22.12 while engines said 18): every package a user installs accepts
+// the lowest Node that engines names.
+test("engines is true: every runtime dependency in the lockfile accepts engines' lowest Node", () => {
+  const lowest = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(pkg.engines?.node ?? '');
+  assert.ok(lowest, `engines.node is ${pkg.engines?.node}: a ">=N" floor`);
+  const floor = lowest[1].split('.').concat(['0', '0']).slice(0, 3).join('.');
+  assert.ok(satisfies(process.versions.node, pkg.engines.node), `this Node (${process.versions.node}) is below engines`);
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  const refusing = Object.entries(lock.packages).filter(([name, p]) => name && !p.dev && typeof p.engines?.node === 'string' &&
+    !satisfies(floor, p.engines.node)).map(([name, p]) => `${name}@${p.version} (node ${p.engines.node})`);
+  assert.deepEqual(refusing, [], `runtime dependencies that refuse Node ${floor}`);
+});
+
 test('the runtime dependencies the CLI needs are dependencies, not devDependencies', () => {
   assert.ok(pkg.dependencies?.['playwright-core'], 'playwright-core in dependencies (record in Chromium)');
   assert.ok(pkg.dependencies?.['puppeteer-core'], 'puppeteer-core in dependencies (record --browser firefox)');
