@@ -101,6 +101,8 @@ report: prints the top functions by self and total time of each thread.
     --folded <file>          with --heap: also write the stacks live at the
                              heap's peak as folded stacks weighted by bytes
                              (a memory flame graph for speedscope, inferno)
+    --format <name>          read the file as chrome, firefox or folded
+                             (default: told by its content)
 
 diff: did the new build get slower? Runs of each build (a directory of
 traces, or one file; --base F / --new F repeated for lists): per function
@@ -131,6 +133,8 @@ Parca, speedscope): every thread's CPU samples, the thread a label.
     --heap                   the sampled heap instead (alloc_space,
                              inuse_space at stop, peak_space)
     --thread <name>          only this thread
+    --format <name>          read the file as chrome, firefox or folded
+                             (default: told by its content)
 
 flags: the compile and link flags for plain emcc, pkg-config style, of the
 library built once with your emcc (wasmtrace flags --build does that).
@@ -903,27 +907,138 @@ const OPTIONS = {
   formats: { type: 'boolean' },
 };
 
+// Each command's options (util.parseArgs, strict, per command: an option
+// of another command, or of none, is refused with exit 2, naming it and
+// the command), its usage lines, its section of HELP and an example.
+// util.parseArgs (Node's own) rather than a CLI library: it was already the
+// parser, it is strict, and the package adds no dependency for it.
+const PRESETS = ['config', 'startup', 'interval', 'format'];
+const REMOTE = ['server', 'token'];
+export const COMMANDS = {
+  record: {
+    options: ['out', 'page', ...PRESETS, 'wait-for', 'duration', 'timeout', 'load-timeout', 'module', 'chromium', 'browser',
+      'browser-path', 'browser-arg', 'port', 'no-js-profile', 'quiet', 'top', 'repeat'],
+    section: 'record', example: 'wasmtrace record build/web --startup 5s --out traces',
+  },
+  report: { options: ['html', 'top', 'thread', 'heap', 'folded', 'format'], section: 'report',
+    example: 'wasmtrace report traces/startup.json.gz --top 20 --html startup.html' },
+  diff: { options: ['base', 'new', 'threshold', 'top', 'markdown', 'json', 'html', 'fail-on-undecided', 'min-share', 'session', 'paired'],
+    section: 'diff', example: 'wasmtrace diff base-runs/ new-runs/ --markdown diff.md' },
+  convert: { options: ['to', 'out', 'heap', 'thread', 'format'], section: 'convert',
+    example: 'wasmtrace convert traces/startup.json.gz --to pprof -o startup.pb.gz' },
+  flags: { options: ['cflags', 'ldflags', 'heap', 'formats', 'with-server', 'build'], section: 'flags',
+    example: 'emcc app.c -o app.js -pthread $(npx wasmtrace flags --cflags) $(npx wasmtrace flags --ldflags)' },
+  deps: { options: [], section: 'deps', example: 'wasmtrace deps' },
+  serve: { options: ['port', 'host', 'token', 'allow-origin', 'once', 'duration', ...PRESETS, 'out', 'top', 'quiet'],
+    section: 'diagnostic server', example: 'wasmtrace serve --port 9777' },
+  pages: { options: [...REMOTE], section: 'diagnostic server', example: 'wasmtrace pages' },
+  collect: { options: ['first', 'resume', 'duration', ...PRESETS, 'out', 'top', 'quiet', ...REMOTE],
+    section: 'diagnostic server', example: 'wasmtrace collect --first --duration 10s -o traces' },
+  resume: { options: ['first', ...REMOTE], section: 'diagnostic server', example: 'wasmtrace resume --first' },
+};
+const COMMAND_NAMES = Object.keys(COMMANDS).join(', ');
+
+// HELP's sections: "record: ..." up to the next section's first line.
+function helpSection(name) {
+  const lines = HELP.split('\n');
+  const head = (l) => /^(record|report|diff|convert|flags|deps): /.test(l) || /^diagnostic server /.test(l) || /^Durations: /.test(l);
+  const at = lines.findIndex((l) => l.startsWith(`${name}: `) || l.startsWith(`${name} (`) || (name === 'diagnostic server' && l.startsWith(name)));
+  if (at < 0) return '';
+  let end = at + 1;
+  while (end < lines.length && !head(lines[end])) end++;
+  return lines.slice(at, end).join('\n').trimEnd();
+}
+
+/** `wasmtrace help <command>` and `wasmtrace <command> --help`: its usage, its options, an example. */
+export function commandHelp(name) {
+  const c = COMMANDS[name];
+  const usage = HELP.split('\n').filter((l) => new RegExp(`^ {2}wasmtrace ${name}\\b`).test(l));
+  const durations = c.options.some((o) => ['startup', 'interval', 'duration', 'timeout', 'load-timeout'].includes(o));
+  return `usage:\n${usage.join('\n')}\n\n${helpSection(c.section)}\n\nexample:\n  ${c.example}\n` +
+    (durations ? `\n${helpSection('Durations')}\n` : '') +
+    `\nwasmtrace --help lists every command; docs/GUIDE.md has the details.`;
+}
+
+// Values that must be numbers: one line naming the option and the value.
+function checkValues(v) {
+  const whole = (name, lo, hi) => {
+    if (v[name] === undefined) return;
+    const n = /^\d{1,7}$/.test(v[name]) ? Number(v[name]) : NaN;
+    if (!(n >= lo && n <= hi)) throw new UsageError(`--${name}: '${printable(v[name])}' is not a whole number from ${lo} to ${hi}`);
+  };
+  whole('top', 1, 100000);
+  whole('port', 0, 65535);
+  whole('repeat', 1, 1000);
+  if (v['min-share'] !== undefined && !/^\d{1,3}(\.\d{1,6})?%?$/.test(v['min-share'])) {
+    throw new UsageError(`--min-share: '${printable(v['min-share'])}' is not a percentage from 0 to 100`);
+  }
+}
+
 /**
  * Runs the command line `argv` (without node and script). Resolves with the
  * exit status. io.out / io.err take one line each (default: the console).
  */
 export async function main(argv, io = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);
+  const usage = (message, command) => {
+    io.err(`wasmtrace${command ? ` ${command}` : ''}: ${message} (${command ? `wasmtrace help ${command}` : 'wasmtrace --help'})`);
     return 2;
+  };
+  const [first, ...after] = argv;
+  // The command first; only --help, -h and --version come without one.
+  if (first === undefined || first === '--help' || first === '-h') {
+    io.out(HELP);
+    return first === undefined ? 2 : 0;
   }
-  const { values: v, positionals } = parsed;
-  if (v.version) {
+  if (first === '--version') {
+    if (after.length) return usage(`--version takes nothing after it ('${printable(after[0])}')`);
     io.out(VERSION);
     return 0;
   }
-  const [command, ...rest] = positionals;
-  if (v.help || !command) {
-    io.out(HELP);
-    return v.help ? 0 : 2;
+  if (first === 'help') {
+    if (after.length === 0) {
+      io.out(HELP);
+      return 0;
+    }
+    if (after.length > 1 || !Object.hasOwn(COMMANDS, after[0])) {
+      return usage(`help: '${printable(after.join(' '))}' is not a command (${COMMAND_NAMES})`);
+    }
+    io.out(commandHelp(after[0]));
+    return 0;
+  }
+  if (!Object.hasOwn(COMMANDS, first)) {
+    return usage(first.startsWith('-')
+      ? `give the command first, then its options ('${printable(first)}' came first; commands: ${COMMAND_NAMES})`
+      : `unknown command '${printable(first)}' (${COMMAND_NAMES})`);
+  }
+  const command = first;
+  const allowed = [...COMMANDS[command].options, 'help'];
+  const options = Object.fromEntries(allowed.map((o) => [o, OPTIONS[o]]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: after, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    // The option, named; if another command takes it, which one.
+    const m = /'(-{1,2}[^'\s]+)'/.exec(e.message);
+    const flag = m ? m[1] : null;
+    const name = flag?.replace(/^-+/, '').replace(/=.*/, '');
+    const long = name && (Object.hasOwn(OPTIONS, name) ? name : Object.keys(OPTIONS).find((k) => OPTIONS[k].short === name));
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+      const owners = long ? Object.keys(COMMANDS).filter((c) => COMMANDS[c].options.includes(long)) : [];
+      return usage(owners.length
+        ? `--${long} is an option of ${owners.join(', ')}, not of ${command}`
+        : `unknown option '${printable(flag)}'`, command);
+    }
+    return usage(printable(String(e.message).split('\n')[0]), command);
+  }
+  const { values: v, positionals: rest } = parsed;
+  if (v.help) {
+    io.out(commandHelp(command));
+    return 0;
+  }
+  try {
+    checkValues(v);
+  } catch (e) {
+    return usage(e.message, command);
   }
   try {
     if (command === 'record') return v.repeat !== undefined ? await recordRepeat(rest, v, io) : await record(rest, v, io);
@@ -932,11 +1047,10 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     if (command === 'convert') return await convert(rest, v, io);
     if (command === 'flags') return await flags(rest, v, io);
     if (command === 'deps') return await deps(rest, v, io);
-    if (['serve', 'pages', 'collect', 'resume'].includes(command)) return await remote(command, rest, v, io);
-    throw new UsageError(`unknown command '${command}' (record, report, diff, convert, flags, deps, serve, pages, collect, resume)`);
+    return await remote(command, rest, v, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`wasmtrace: ${e.message}\nrun 'wasmtrace --help' for usage`);
+      io.err(`wasmtrace: ${e.message} (wasmtrace help ${command})`);
       return 2;
     }
     // One line, never a stack or a driver's call log.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildConfig, limitNotes, main, parseDuration, summarizeSession } from '../../lib/cli.mjs';
+import { buildConfig, COMMANDS, limitNotes, main, parseDuration, summarizeSession } from '../../lib/cli.mjs';
 import { readProfile } from '../../lib/profile.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -65,7 +65,7 @@ describe('options', () => {
       [['record', root, '--page', 'README.md', '--config', '{"nope":1}'], /"sessions" array/],
       [['report'], /give one trace file/],
       [['frobnicate'], /unknown command/],
-      [['record', '--no-such-option'], /Unknown option/],
+      [['record', '--no-such-option'], /^wasmtrace record: unknown option '--no-such-option' \(wasmtrace help record\)$/],
     ];
     for (const [argv, message] of cases) {
       const r = await run(...argv);
@@ -79,6 +79,73 @@ describe('options', () => {
     assert.equal(r.status, 0);
     assert.match(r.out, /wasmtrace record/);
     assert.match(r.out, /wasmtrace report/);
+  });
+});
+
+// Per-command help and strict options (issue 42): every command has its
+// own help (usage, its options, an example), refuses another command's
+// options and unknown ones naming both, and checks its number values; each
+// is one line and exit status 2.
+describe('each command, its own help and options', () => {
+  const help = async (...argv) => run(...argv);
+  for (const command of Object.keys(COMMANDS)) {
+    test(`${command}: 'wasmtrace help ${command}', '${command} --help' and '-h' print its usage, its options and an example`, async () => {
+      const a = await help('help', command);
+      const b = await help(command, '--help');
+      const c = await help(command, '-h');
+      for (const r of [a, b, c]) assert.equal(r.status, 0, r.err);
+      assert.equal(b.out, a.out);
+      assert.equal(c.out, a.out);
+      assert.match(a.out, new RegExp(`^usage:\\n {2}wasmtrace ${command}\\b`));
+      assert.match(a.out, /\nexample:\n {2}\S/);
+      // Its options are in it, and it is not the whole reference.
+      for (const o of COMMANDS[command].options) assert.match(a.out, new RegExp(`--${o}\\b|\\bpresets\\b`), `${command}: --${o} is not in its help`);
+      const whole = await help('--help');
+      assert.ok(a.out.split('\n').length < whole.out.split('\n').length / 2, `${command}'s help is most of the whole`);
+    });
+  }
+
+  test("another command's option is refused, naming the option and the commands that take it", async () => {
+    const r = await run('report', join(root, 'tests/golden/chrome.json'), '--repeat', '3', '--browser', 'firefox');
+    assert.equal(r.status, 2);
+    assert.equal(r.out, '');
+    assert.equal(r.err, 'wasmtrace report: --repeat is an option of record, not of report (wasmtrace help report)');
+    const f = await run('flags', '--cflags', '--thread', 'main');
+    assert.equal(f.err, 'wasmtrace flags: --thread is an option of report, convert, not of flags (wasmtrace help flags)');
+    const d = await run('deps', '-o', 'x');
+    assert.match(d.err, /^wasmtrace deps: --out is an option of record, convert, serve, collect, not of deps/);
+  });
+
+  test('values are checked: --top, --port, --repeat, --min-share', async () => {
+    const golden = join(root, 'tests/golden/chrome.json');
+    for (const [argv, message] of [
+      [['report', golden, '--top', 'abc'], /^wasmtrace report: --top: 'abc' is not a whole number from 1 to 100000/],
+      [['report', golden, '--top', '-1'], /^wasmtrace report: /],
+      [['report', golden, '--top', '1e309'], /--top: '1e309' is not a whole number/],
+      [['report', golden, '--top', ''], /--top: '' is not a whole number/],
+      [['record', 'x', '--port', '70000'], /^wasmtrace record: --port: '70000' is not a whole number from 0 to 65535/],
+      [['record', 'x', '--repeat', '0'], /--repeat: '0' is not a whole number from 1 to 1000/],
+      [['diff', 'a', 'b', '--min-share', '0x10'], /^wasmtrace diff: --min-share: '0x10' is not a percentage/],
+      [['diff', 'a', 'b', '--min-share', ''], /--min-share: '' is not a percentage/],
+      [['report', golden, '--top', '\u001b]0;x\u0007'], /--top: '\\x1b\]0;x\\x07' is not/],
+    ]) {
+      const r = await run(...argv);
+      assert.equal(r.status, 2, argv.join(' '));
+      assert.match(r.err, message, argv.join(' '));
+      assert.equal(r.err.split('\n').length, 1, r.err);
+    }
+  });
+
+  test("the command comes first; 'help' alone is the whole reference; an unknown one is named", async () => {
+    const first = await run('--quiet', 'record', 'x');
+    assert.equal(first.status, 2);
+    assert.match(first.err, /^wasmtrace: give the command first, then its options \('--quiet' came first/);
+    const all = await run('help');
+    assert.equal(all.status, 0);
+    assert.equal(all.out, (await run('--help')).out);
+    const nope = await run('help', 'frob');
+    assert.equal(nope.status, 2);
+    assert.match(nope.err, /^wasmtrace: help: 'frob' is not a command \(record, report, /);
   });
 });
 
