@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds wasmtrace: `build.sh wasm`, `build.sh wasm-next`, `build.sh wasm-6`,
 # `build.sh host`, `build.sh tsan`, or all five (default; WASMTRACE_SKIP_NEXT=1
-# leaves out wasm-next, WASMTRACE_SKIP_6=1 wasm-6). wasm: the library, samples and
+# leaves out wasm-next, WASMTRACE_SKIP_6=1 wasm-6); `build.sh demo`: only what
+# `npm run demo` runs (the library and samples/startup, in the wasm tree:
+# its tests and benchmarks are npm test's and npm run bench's to build).
+# wasm: the library, samples and
 # test apps, and the native unit tests as Node programs, with the emcc first
 # on PATH, into $WASMTRACE_WASM_BUILD (default build/wasm); wasm-next: the
 # same with the Emscripten that scripts/setup-emscripten.sh installs, into
@@ -37,12 +40,18 @@ build_wasm() {
       cat "$log-configure.log"; exit 1; }
   fi
   [ -f "$dir/.emcc-version" ] || echo "$version" >"$dir/.emcc-version"
-  if ! cmake --build "$dir" -j"$jobs" >"$log-build.log" 2>&1; then cat "$log-build.log"; exit 1; fi
+  local targets=()
+  for t in ${WT_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+  if ! cmake --build "$dir" -j"$jobs" "${targets[@]}" >"$log-build.log" 2>&1; then cat "$log-build.log"; exit 1; fi
   grep -E 'warning|error' "$log-build.log" | grep -v 'Wpthreads-mem-growth' || true
   echo "wasmtrace build: wasm OK ($dir, $(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
 }
 if [ "$what" = all ] || [ "$what" = wasm ]; then
   build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
+fi
+if [ "$what" = demo ]; then
+  # build.sh demo [SAMPLE]: samples/startup by default (scripts/demo.mjs passes its own).
+  WT_BUILD_TARGETS=${2:-startup} build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
 fi
 # The other toolchains of the test matrix: NAME SETUP-SCRIPT TREE. Each is
 # built with its own emcc first on PATH (in a subshell: the other trees keep

@@ -25,10 +25,19 @@ function wasmtrace(args) {
 }
 
 const t0 = Date.now();
-if (!existsSync(join(sampleDir, 'index.html'))) {
-  console.error(`wasmtrace demo: no sample at ${rel(sampleDir)}: run 'bash scripts/build.sh wasm' first`);
+// Builds what it runs: the library and this sample (scripts/build.sh demo),
+// not the tests and benchmarks of the tree (npm test builds those).
+if (!/^startup(_[a-z0-9]+)?$/.test(variant)) {
+  console.error(`wasmtrace demo: '${variant}' is not a sample (startup, startup_instrumented, startup_lean)`);
+  process.exit(2);
+}
+console.log(`$ bash scripts/build.sh demo ${variant}`);
+const built = spawnSync('bash', [join(root, 'scripts/build.sh'), 'demo', variant], { stdio: 'inherit' });
+if (built.status !== 0 || !existsSync(join(sampleDir, 'index.html'))) {
+  console.error(`wasmtrace demo: building the sample ${variant} failed${built.status === 0 ? ` (no ${rel(sampleDir)}/index.html)` : ''}`);
   process.exit(1);
 }
+console.log(`wasmtrace demo: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 const trace = join(outDir, 'startup.json.gz');
 const html = join(outDir, 'startup.html');
 let status = wasmtrace(['record', rel(sampleDir), '--wait-for', 'window.sampleStartupComplete === true', '--out', rel(outDir)]);
