@@ -37,7 +37,8 @@ export function weightVariance(w, interval) {
 }
 
 /** Why a heap session of an app without the shim recorded nothing (native/src/api.c says it on the console). */
-export const HEAP_UNLINKED = 'the app was not linked with the allocator shim wasmtrace_heap (CMake: wasmtrace_heap(app); ' +
+export const HEAP_UNLINKED = 'the app was not linked with the allocator shim wasmtrace_heap (CMake: wasmtrace_heap(app) ' +
+  'and wasmtrace_formats(app); plain emcc: the flags of wasmtrace flags --ldflags --heap --formats; ' +
   'docs/GUIDE.md, "Where the memory went")';
 
 /**

@@ -6,7 +6,7 @@
 // install wrote (cmake/wasmtrace.pc.in: CMake is the one source of them).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -132,7 +132,9 @@ export function buildLibrary({ env = process.env, progress = () => {}, cmakeArgs
     `-DCMAKE_INSTALL_PREFIX=${prefix}`, '-DWASMTRACE_BUILD_SAMPLES=OFF', '-DWASMTRACE_BUILD_TESTS=OFF',
     '-DWASMTRACE_BUILD_BENCH=OFF', `-DWASMTRACE_CJSON_DIR=${deps.cjson}`, `-DWASMTRACE_ZLIB_DIR=${deps.zlib}`,
     ...cmakeArgs], env, progress);
-  run('cmake', ['--build', build, '--parallel'], env, progress);
+  // As many jobs as the machine has cores (a bare --parallel is make's
+  // unbounded -j: a dozen emcc links at once on a 2-core machine).
+  run('cmake', ['--build', build, '--parallel', String(availableParallelism())], env, progress);
   run('cmake', ['--install', build], env, progress);
   return prefix;
 }

@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -224,6 +224,8 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     const b = await npx('flags', '--build');
     assert.equal(b.status, 0, b.all);
     assert.match(b.stderr, new RegExp(`building wasmtrace .* with emcc ${emccVersion.replace(/\./g, '\\.')} into ${env.WASMTRACE_CACHE}/`));
+    // As many jobs as cores, never make's unbounded -j.
+    assert.match(b.stderr, new RegExp(`\\$ cmake --build \\S+ --parallel ${availableParallelism()}\\n`));
     const cflags = (await npx('flags', '--cflags')).stdout.trim();
     const ldflags = (await npx('flags', '--ldflags')).stdout.trim();
     assert.match(cflags, /^-pthread -I\/\S+\/include$/);
