@@ -86,7 +86,7 @@ function wasmtraceServerInstall() {
     }
     var name = typeof c.name === 'string' && /^[A-Za-z0-9._-]{1,40}$/.test(c.name) ? c.name : 'remote';
     c.name = name;
-    var ext = (c.format === 'folded' ? '.txt' : '.json') + (c.compression === 'none' ? '' : '.gz');
+    var ext = (c.format === 'folded' ? '.folded' : '.json') + (c.compression === 'none' ? '' : '.gz'); // as the C default (config.c)
     c.output = '/traces/server-' + (++remoteCount) + '-' + name + ext;
     c.stream = true;
     delete c.overwrite;

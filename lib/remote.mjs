@@ -79,7 +79,7 @@ export async function resumeCommand(positionals, v, io) {
 function fileName(session, format) {
   const base = session.output ? session.output.split('/').pop() : '';
   if (base && /^[\w.-]+$/.test(base)) return base;
-  return `${session.name.replace(/[^\w.-]/g, '_') || 'remote'}.${format === 'folded' ? 'txt' : 'json'}.gz`;
+  return `${session.name.replace(/[^\w.-]/g, '_') || 'remote'}.${format === 'folded' ? 'folded' : 'json'}.gz`;
 }
 
 /**

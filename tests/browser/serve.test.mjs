@@ -18,6 +18,7 @@ import { serve } from '../../lib/serve.mjs';
 import { startRouter } from '../../lib/router.mjs';
 import { connectTool, streamToFile } from '../../lib/tool.mjs';
 import { analyzeTrace, parseTrace } from '../../lib/trace.mjs';
+import { sideFiles } from '../../lib/diff.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { inFirefox, launchTestBrowser, recordArgs, testBrowser } from '../lib/test-browser.mjs';
 import { importWithDevTools } from '../lib/devtools.mjs';
@@ -589,6 +590,32 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
       assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
       // Resumed: the page ran its startup.
       await page.waitForFunction(READY, null, { timeout: 60000 });
+      await page.close();
+    } finally {
+      cli.kill();
+    }
+  });
+
+  // One name per format everywhere (issue 42): a folded trace a tool
+  // starts is *.folded.gz, as the C default and the readers name it, so
+  // that `diff DIR` takes it (it was *.txt.gz, which diff skipped).
+  test('serve --once --format folded writes server-1-remote.folded.gz, which diff finds in its directory', async () => {
+    const probe = await startRouter();
+    const port = probe.port;
+    await probe.close();
+    const out = join(tmp, 'once-folded');
+    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
+      '--duration', '1500ms', '--format', 'folded', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    cli.stdout.on('data', (d) => { stdout += d; });
+    cli.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((r) => cli.on('exit', r));
+    try {
+      await until(() => /listening on/.test(stderr), 'the router', 20000);
+      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
+      assert.equal(await exited, 0, `${stdout}\n${stderr}`);
+      assert.match(stdout, /^session 'remote': stopped, folded trace .*server-1-remote\.folded\.gz/m, stdout);
+      assert.deepEqual(sideFiles([out], 'base').map((f) => f.split('/').pop()), ['server-1-remote.folded.gz']);
       await page.close();
     } finally {
       cli.kill();
