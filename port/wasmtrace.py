@@ -69,7 +69,7 @@ NATIVE = os.path.join(ROOT, 'native')
 # CMakeLists.txt.
 FORMAT_SOURCES = ['encoder_firefox.c', 'encoder_folded.c']
 SOURCES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NATIVE, 'src', '*.c'))
-                 if os.path.basename(p) not in ['platform_host.c', 'heap_shim.c'] + FORMAT_SOURCES)
+                 if os.path.basename(p) not in ['platform_host.c', 'heap_shim.c', 'heap_grow.c'] + FORMAT_SOURCES)
 ZLIB_SOURCES = ['adler32.c', 'crc32.c', 'deflate.c', 'trees.c', 'zutil.c']
 # The per-call, per-tick and per-byte sources, built at -O2 into a second
 # archive; the rest at -Os (native/src/hot-path.txt says why).
@@ -155,7 +155,7 @@ def get(ports, settings, shared):
                      includes=[os.path.join(NATIVE, 'include'), cjson, zlib], flags=base + ['-Wall'])
 
   def create_heap(final):
-    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_heap', srcs=['heap_shim.c'],
+    ports.build_port(os.path.join(NATIVE, 'src'), final, 'wasmtrace_heap', srcs=['heap_shim.c', 'heap_grow.c'],
                      includes=[os.path.join(NATIVE, 'include')], flags=base + ['-Wall'])
 
   libs = []
@@ -170,13 +170,13 @@ def get(ports, settings, shared):
   # Linker flags go to wasm-ld beside the libraries: pull in the code that
   # starts sessions before main(); see every pthread from its start and
   # waits as waiting; take the hooks before LTO for instrumented code; and
-  # for the shim, wrap realloc and sbrk (CMakeLists.txt says why of each).
+  # for the shim, wrap realloc, sbrk and emscripten_resize_heap (CMakeLists.txt says why of each).
   flags = ['--undefined=wt_js_startup_count', '--wrap=pthread_create', '--wrap=emscripten_futex_wait']
   if opts['instrument'] != 'none':
     flags += ['--undefined=__cyg_profile_func_enter', '--undefined=__cyg_profile_func_exit',
               '--undefined=emscripten_return_address']
   if opts['heap'] == '1':
-    flags += ['--wrap=realloc', '--wrap=sbrk', '--undefined=__wrap_realloc']
+    flags += ['--wrap=realloc', '--wrap=sbrk', '--wrap=emscripten_resize_heap', '--undefined=__wrap_realloc']
   if opts['formats'] == '1':
     flags += ['--undefined=wt_encoder_firefox', '--undefined=wt_encoder_folded']
   return libs + flags

@@ -336,6 +336,11 @@ static int ensure_buffers(void) {
 
 int wt_heap_linked(void) { return atomic_load_explicit(&linked, memory_order_relaxed); }
 
+/* Defined only in heap_grow.c (a weak reference: 0 when it is not linked). */
+extern const int wt_i_heap_grow_linked __attribute__((weak));
+
+int wt_heap_grow_wrapped(void) { return &wt_i_heap_grow_linked != NULL; }
+
 uint32_t wt_heap_interval(void) { return atomic_load_explicit(&interval_now, memory_order_acquire); }
 
 int wt_heap_set_interval(uint32_t interval, uint32_t expected) {

@@ -125,6 +125,11 @@ void wt_heap_note_realloc_failed(void) WT_I_NOINSTR;
  * samples anything there, and no buffer is allocated for it. Any thread. */
 int wt_heap_linked(void);
 
+/* 1 if the app was linked with -Wl,--wrap=emscripten_resize_heap (which
+ * pulls in heap_grow.c: growth marked for every allocator); 0 if it has the
+ * shim's flags of before, where only sbrk's wrapper marks growth. */
+int wt_heap_grow_wrapped(void);
+
 /* The mean sampling interval now (bytes; 0: off). Any thread. */
 uint32_t wt_heap_interval(void);
 

@@ -6,8 +6,8 @@
  * export for apps that replace malloc (their own malloc & co. are weak, so
  * these win, JS's _malloc and _free included). realloc has no builtin form:
  * the link wraps it (-Wl,--wrap=realloc: every call goes to __wrap_realloc,
- * which calls the allocator's as __real_realloc), and sbrk, to see where
- * the wasm memory grows. (Wrapping malloc and
+ * which calls the allocator's as __real_realloc), and emscripten_resize_heap
+ * (heap_grow.c) and sbrk, to see where the wasm memory grows. (Wrapping malloc and
  * free too would work for C, but wasm-ld then no longer exports them to
  * the JS runtime, which needs _malloc.) Each function calls the
  * allocator first and returns its result unchanged: out of memory, the app
@@ -105,11 +105,14 @@ WT_I_NOINSTR void *aligned_alloc(size_t align, size_t n) {
   return p;
 }
 
-/* Where the wasm memory grows: dlmalloc and emmalloc take more memory with
- * sbrk (wrapped: -Wl,--wrap=sbrk), which grows the memory when the break
- * passes its end. Another thread may grow it meanwhile: the sizes are read
- * around this call. */
+/* Where the wasm memory grows is marked by heap_grow.c, which wraps
+ * emscripten_resize_heap (every allocator, every version). An app linked
+ * with the flags of before (-Wl,--wrap=sbrk only) does not have it: there
+ * sbrk's wrapper marks it, for the allocators whose sbrk calls reach the
+ * wrap (dlmalloc; emmalloc up to Emscripten 3), and a heap session says
+ * once how to relink (wt_heap_grow_wrapped, heap.c). */
 WT_I_NOINSTR void *__wrap_sbrk(intptr_t increment) {
+  if (wt_heap_grow_wrapped()) return __real_sbrk(increment);
   uint32_t before = (uint32_t)__builtin_wasm_memory_size(0);
   void *r = __real_sbrk(increment);
   uint32_t after = (uint32_t)__builtin_wasm_memory_size(0);

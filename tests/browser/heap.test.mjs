@@ -20,7 +20,7 @@ import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { HEAP_UNLINKED, heapNote, heapView, siteOf } from '../../lib/heap.mjs';
 import { readProfile } from '../../lib/profile.mjs';
-import { emccVersion, wasmBuildDir } from '../lib/build-dir.mjs';
+import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { importWithFirefoxProfiler, profilerCliPath } from '../lib/firefox-profiler.mjs';
 import { recordPage } from '../lib/record.mjs';
 
@@ -95,12 +95,10 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
       assert.equal(total('peak_burst'), 0);
     });
 
-  // Known gap (docs/GUIDE.md, "Emscripten versions"): on 6.0.5 the growth
-  // of emmalloc's and mimalloc's heaps is not seen (their sbrk calls do not
-  // reach the link's --wrap=sbrk); dlmalloc's is.
-  const growthGap = emccVersion[0] >= 4 && allocator !== 'dlmalloc'
-    ? `known gap on Emscripten ${emccVersion.join('.')}: ${allocator}'s sbrk is not wrapped` : false;
-  test('the wasm memory grows where the app allocated past it: markers with that stack', { skip: growthGap }, () => {
+  // Every allocator on every toolchain: the growth goes through the wrapped
+  // emscripten_resize_heap (native/src/heap_grow.c; 6.0.5's emmalloc and
+  // mimalloc never reach --wrap=sbrk).
+  test('the wasm memory grows where the app allocated past it: markers with that stack', () => {
     const p = JSON.parse(gunzipSync(bytes));
     const strings = p.shared.stringArray;
     const grew = [];
@@ -203,6 +201,27 @@ describe('a session without "heap"', () => {
     assert.equal(p.stats.heap, undefined);
     assert.ok(p.threads.every((t) => t.allocations.length === 0));
     assert.throws(() => heapView(p), /no heap samples in this trace/);
+  });
+});
+
+// An app linked with the shim's flags of before (tests/heap/oldflags: no
+// -Wl,--wrap=emscripten_resize_heap): told once how to relink, and
+// dlmalloc's growth still marked through sbrk's wrapper.
+describe('an app linked with the heap flags of before', () => {
+  test('says once how to relink, and still marks where dlmalloc grew the memory', async () => {
+    const rec = await recordPage({ dir: join(wasmBuildDir, 'tests/heap/oldflags'), path: 'index.html?sampleBytes=4096',
+      waitFor: 'self.heapDone === true' });
+    const said = rec.console.filter((l) => l.includes('--wrap=emscripten_resize_heap'));
+    assert.equal(said.length, 1, rec.console.join('\n'));
+    assert.match(said[0], /session 'heap': the app was linked without -Wl,--wrap=emscripten_resize_heap .* Relink \(CMake: wasmtrace_heap\(app\) adds it/);
+    const p = JSON.parse(gunzipSync(rec.sessions[0].bytes));
+    const grew = p.threads.flatMap((t) => t.markers.name.filter((n) => p.shared.stringArray[n] === 'wasm memory grew'));
+    assert.ok(grew.length > 0, 'no growth marker');
+  });
+  test('the new flags say nothing of it', async () => {
+    const rec = await recordPage({ dir: join(wasmBuildDir, 'tests/heap'), path: 'index.html?sampleBytes=4096',
+      waitFor: 'self.heapDone === true' });
+    assert.deepEqual(rec.console.filter((l) => l.includes('--wrap=emscripten_resize_heap')), []);
   });
 });
 
