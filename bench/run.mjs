@@ -54,6 +54,10 @@
 //  17. deflate throughput (bench/deflate.mjs): the library's zlib at -O2
 //      and -Os on chrome-format text, alternating rounds under Node
 //      (deflate.*)
+//  18. what wasmtrace adds to startup (bench/startup.mjs): navigation ->
+//      main() of a two-pthread app not linked, linked and with a startup
+//      session, rotating rounds in Chromium and Firefox (startup.added_ms.*,
+//      startup.linked_no_session_ms)
 // Every figure also goes to docs/benchmarks.json by a stable name
 // (bench/figures.mjs: hook.*, sampler.*, fidelity.*, e2e.*, heap.*, diff.*, size.*, interp.*, deflate.*), with its 95 %
 // interval where the runs allow one.
@@ -82,6 +86,7 @@ import { sizeBench, sizeFigures, sizeSection } from './size.mjs';
 import { floorBench, floorFigures, floorSection } from './floor.mjs';
 import { interpBench, interpFigures, interpSection } from './interp.mjs';
 import { deflateBench, deflateFigures, deflateSection } from './deflate.mjs';
+import { startupBench, startupFigures, startupSection } from './startup.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasm = join(root, 'build/wasm');
@@ -356,6 +361,8 @@ log('hooks on a call-dense interpreter: Lua 5.4, plain vs today vs 551744b (benc
 const interp = await interpBench({ log });
 log('deflate throughput: the library\'s zlib at -O2 and -Os, alternating rounds (bench/deflate.mjs)');
 const deflates = await deflateBench({ wasm, log });
+log('what wasmtrace adds to startup: navigation -> main() not linked, linked, with a startup session, rotating rounds in Chromium and Firefox (bench/startup.mjs)');
+const startups = await startupBench({ wasm, rounds: QUICK ? 8 : 20, log });
 
 // ---- report ---------------------------------------------------------------
 
@@ -496,12 +503,14 @@ ${floorSection(floors, 'npm run bench')}
 
 ${interpSection(interp, 'npm run bench')}
 
-${deflateSection(deflates, 'npm run bench')}`;
+${deflateSection(deflates, 'npm run bench')}
+
+${startupSection(startups, 'npm run bench')}`;
 mkdirSync(join(root, 'docs'), { recursive: true });
 // Every figure by stable name, for scripts (bench/figures.mjs).
 writeFigures([...hotAndSamplerFigures(hot, results.sampler), ...callHeavyJson(results.callHeavy.figures),
   ...callHeavyJson(results.callHeavyGt.figures), ...e2eJson(e2e), ...weightsFigures(results.weights), ...browsersJson(browsers), ...serveFigures(served), ...heapFigures(heap), ...diffFigures(diffs), ...sizeFigures(sizes), ...floorFigures(floors), ...interpFigures(interp),
-  ...deflateFigures(deflates)]);
+  ...deflateFigures(deflates), ...startupFigures(startups)]);
 log('wrote docs/benchmarks.json');
 // The sections measured by hand (with their commands) below the marker stay.
 const MARKER = '<!-- Sections above: written by `npm run bench`.';
