@@ -608,10 +608,35 @@ var wasmtraceLibrary = {
   $wasmtracePool__postset: 'wasmtracePool.install();',
   $wasmtracePool: {
     reserved: false, // a worker was added for wasmtrace and not used yet
+    early: null, // that worker, when it was added with the pool (addEarly)
     install: function () {
       if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
+      wasmtracePool.addEarly();
       if (typeof addOnPreRun === 'function') addOnPreRun(wasmtracePool.preRun);
       wasmtracePool.watchExhaustion();
+    },
+    // With a pool (-sPTHREAD_POOL_SIZE) and a startup config already given
+    // (Module, globalThis or the URL: the VFS file comes later), wasmtrace's
+    // worker joins the pool as the pool is made (this runs just after
+    // PThread.init, whose postset comes first), so that Emscripten loads it
+    // together with the app's workers (3.1.x: once the module is
+    // instantiated; 4.x and later: in its preRun), overlapping their load,
+    // instead of after them: it was a serial 34 ms before main() on a
+    // two-worker app (bench/startup.mjs). It is the pool's last worker: the
+    // startup constructor's pthread_create, the first of the page, takes it.
+    addEarly: function () {
+#if PTHREAD_POOL_SIZE
+      try {
+        if (typeof PThread !== 'object' || !PThread || !Array.isArray(PThread.unusedWorkers) ||
+            typeof PThread.allocateUnusedWorker !== 'function' || !wasmtracePool.configPresent()) return;
+        if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
+        PThread.allocateUnusedWorker();
+        wasmtracePool.early = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
+        wasmtracePool.reserved = true;
+      } catch (e) {
+        wasmtracePool.early = null; // preRun adds it, after the pool, as before
+      }
+#endif
     },
     // A pthread the app creates when no pool worker is free gets a new
     // worker that starts only when the main thread returns to its event
@@ -687,21 +712,39 @@ var wasmtraceLibrary = {
     preRun: function () {
       var waiting = false;
       try {
-        if (!wasmtracePool.usable() || !wasmtracePool.configPresent()) return;
+        var worker = wasmtracePool.early;
+        if (!worker && (!wasmtracePool.usable() || !wasmtracePool.configPresent())) return;
         addRunDependency('wasmtrace-worker');
         waiting = true;
-        if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
-        PThread.allocateUnusedWorker();
-        var worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
-        wasmtracePool.reserved = true;
+        if (!worker) {
+          if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
+          PThread.allocateUnusedWorker();
+          worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
+          wasmtracePool.reserved = true;
+        }
         var done = function () { removeRunDependency('wasmtrace-worker'); };
         // After every preRun callback: 3.1.69's own preRun loads every
-        // worker of the pool (ours too, if it runs after this one) and main()
-        // waits for it; load ours only if nothing started loading it.
+        // worker of the pool (ours too, if it runs after this one, or if it
+        // was added with the pool) and main() waits for it; 3.1.6 loaded
+        // the pool's (ours with them, if added early) before preRun. Load
+        // ours only if nothing started loading it.
         Promise.resolve().then(function () {
           try {
-            if (worker.onmessage) done();
-            else wasmtracePool.load(worker, done);
+            if (worker.onmessage) {
+              done();
+            } else if (!wasmtracePool.usable()) {
+              // Nothing loads it and no module to load it with: out of the
+              // pool again (a pthread_create must never take a worker that
+              // never loads); wt_js_pool_prepare decides at the constructor.
+              var at = PThread.unusedWorkers.indexOf(worker);
+              if (at >= 0) PThread.unusedWorkers.splice(at, 1);
+              if (typeof worker.terminate === 'function') worker.terminate();
+              wasmtracePool.reserved = false;
+              wasmtracePool.early = null;
+              done();
+            } else {
+              wasmtracePool.load(worker, done);
+            }
           } catch (e) {
             done();
           }
