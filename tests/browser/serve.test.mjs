@@ -567,13 +567,14 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
     }
   });
 
-  test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
+  // `wasmtrace serve --once` with these options into `out`, and the page
+  // that connects to it: resolves once the tool exited.
+  async function serveOnce(out, ...args) {
     const probe = await startRouter();
     const port = probe.port;
     await probe.close();
-    const out = join(tmp, 'once');
     const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
-      '--duration', '1500ms', '--interval', '500us', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--duration', '1500ms', ...args, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     cli.stdout.on('data', (d) => { stdout += d; });
     cli.stderr.on('data', (d) => { stderr += d; });
@@ -582,43 +583,35 @@ describe(`wasmtrace serve with pages in headless ${testBrowser}`, () => {
       await until(() => /listening on/.test(stderr), 'the router', 20000);
       const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
       const code = await exited;
-      assert.equal(code, 0, `${stdout}\n${stderr}`);
-      assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
-      assert.match(stdout, /top self functions, all threads/);
-      const file = join(out, 'server-1-remote.json.gz');
-      const a = analyzeTrace(parseTrace(readFileSync(file)));
-      assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
-      // Resumed: the page ran its startup.
-      await page.waitForFunction(READY, null, { timeout: 60000 });
-      await page.close();
+      return { code, stdout, stderr, page };
     } finally {
       cli.kill();
     }
+  }
+
+  test('the CI form: wasmtrace serve --once resumes the first page, collects, prints the summary and exits 0', async () => {
+    const out = join(tmp, 'once');
+    const { code, stdout, stderr, page } = await serveOnce(out, '--interval', '500us');
+    assert.equal(code, 0, `${stdout}\n${stderr}`);
+    assert.match(stdout, /^session 'remote': stopped, chrome trace .*server-1-remote\.json\.gz/m, stdout);
+    assert.match(stdout, /top self functions, all threads/);
+    const file = join(out, 'server-1-remote.json.gz');
+    const a = analyzeTrace(parseTrace(readFileSync(file)));
+    assert.ok(a.threads.some((t) => t.name === 'main' && t.samples.length > 0));
+    // Resumed: the page ran its startup.
+    await page.waitForFunction(READY, null, { timeout: 60000 });
+    await page.close();
   });
 
   // One name per format everywhere (issue 42): a folded trace a tool
   // starts is *.folded.gz, as the C default and the readers name it, so
   // that `diff DIR` takes it (it was *.txt.gz, which diff skipped).
   test('serve --once --format folded writes server-1-remote.folded.gz, which diff finds in its directory', async () => {
-    const probe = await startRouter();
-    const port = probe.port;
-    await probe.close();
     const out = join(tmp, 'once-folded');
-    const cli = spawn(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'serve', '--once', '--port', String(port),
-      '--duration', '1500ms', '--format', 'folded', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    cli.stdout.on('data', (d) => { stdout += d; });
-    cli.stderr.on('data', (d) => { stderr += d; });
-    const exited = new Promise((r) => cli.on('exit', r));
-    try {
-      await until(() => /listening on/.test(stderr), 'the router', 20000);
-      const { page } = await openPage({ server: { url: `ws://127.0.0.1:${port}`, suspend: true, suspendTimeoutMs: 60000 } });
-      assert.equal(await exited, 0, `${stdout}\n${stderr}`);
-      assert.match(stdout, /^session 'remote': stopped, folded trace .*server-1-remote\.folded\.gz/m, stdout);
-      assert.deepEqual(sideFiles([out], 'base').map((f) => f.split('/').pop()), ['server-1-remote.folded.gz']);
-      await page.close();
-    } finally {
-      cli.kill();
-    }
+    const { code, stdout, stderr, page } = await serveOnce(out, '--format', 'folded');
+    assert.equal(code, 0, `${stdout}\n${stderr}`);
+    assert.match(stdout, /^session 'remote': stopped, folded trace .*server-1-remote\.folded\.gz/m, stdout);
+    assert.deepEqual(sideFiles([out], 'base').map((f) => f.split('/').pop()), ['server-1-remote.folded.gz']);
+    await page.close();
   });
 });
