@@ -22,6 +22,7 @@
 // started before main() carries) to its stop.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
+import { canonicalFunctionName } from './names.mjs';
 import { detectFormat, gridWeights } from './profile.mjs';
 import { TraceError } from './trace.mjs';
 
@@ -77,6 +78,10 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
       // function's offset in the module.
       const m = /^(?:\$func|wasm-function\[)(\d+)\]?$/.exec(name);
       if (m) name = `wasm-function[${m[1]}]`;
+      // A function's name, as wasmtrace's own frames name it: a compiler
+      // clone ("ZSTD_count.5", "f(int) (.llvm.12)") is the function
+      // (lib/names.mjs, the recorder's rule: every name here is a function's).
+      else if (name) name = canonicalFunctionName(name, { all: true });
       else if (!name) {
         const index = wasmFunctionAt && column > 0 ? wasmFunctionAt(column, url) : null;
         name = index !== null && index !== undefined ? `wasm-function[${index}]` : `(wasm ${file}:${column})`;

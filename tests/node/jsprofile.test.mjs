@@ -113,6 +113,31 @@ describe('addJsProfile', () => {
     assert.equal(again.bytes, r.bytes);
   });
 
+  // Issue 41: the JS profile's wasm frames carried the clone suffixes
+  // (ZSTD_count.5) that wasmtrace's own frames merge away; JS frames keep
+  // their names as they are.
+  test('wasm frames get the canonical names of wasmtrace\'s own frames; JS frames keep theirs', () => {
+    const clones = {
+      ...PROFILE,
+      frames: [
+        { name: 'callMain', resource: 0, line: 1, column: 100 },
+        { name: 'ZSTD_count.5', resource: 1, line: 1, column: 500 },
+        { name: 'ZSTD_count', resource: 1, line: 1, column: 600 },
+        { name: 'f(int) (.llvm.12)', resource: 1, line: 1, column: 700 },
+        { name: 'phase.2', resource: 0, line: 1, column: 5 },
+      ],
+      stacks: [[0], [1, 0], [2, 0], [3, 0], [4]],
+      samples: [[5000.5, 1], [5001.5, 2], [5002.5, 3], [5003.5, 4]],
+    };
+    for (const file of ['chrome.json', 'firefox.json', 'folded.txt']) {
+      const t = jsThread(readProfile(addJsProfile(golden(file), clones).bytes));
+      // By leaf, weighed (folded output merges equal stacks into one line).
+      const byLeaf = {};
+      for (const s of t.samples) byLeaf[s.stack.at(-1)] = (byLeaf[s.stack.at(-1)] ?? 0) + s.weight;
+      assert.deepEqual(byLeaf, { ZSTD_count: 2, 'f(int)': 1, 'phase.2': 1 }, file);
+    }
+  });
+
   test('a profile with a reason, or none in the window, adds nothing and says why', () => {
     const none = addJsProfile(golden('chrome.json'), { reason: 'the document was not served with the header "Document-Policy: js-profiling"' });
     assert.equal(none.added, 0);
