@@ -558,15 +558,18 @@ async function jsProfileInPage(M, { waitMs }) {
 }
 
 // The modules' bytes (Map url -> bytes) for the wasm frames of the JS
-// profiles (the page's and the workers') that have no name (a stripped
-// build: the column names the function), fetched by the tool, not the
-// page; at most 4 modules; those that cannot be had are left out.
+// profiles (the page's and the workers'): the column is the function's code
+// offset, which names a function the name section leaves unnamed (a
+// stripped build) and gives a named one the name wasmtrace's own frames
+// have (lib/jsprofile.mjs). Fetched by the tool, not the page; at most 4
+// modules; those that cannot be had are left out (named as the browser
+// named them, clone suffixes cut).
 async function wasmModulesFor(js) {
   const urls = new Set();
   for (const p of [js, ...(Array.isArray(js?.workers) ? js.workers : [])]) {
     if (!p || p.reason || !Array.isArray(p.frames) || !Array.isArray(p.resources)) continue;
     for (const f of p.frames) {
-      const url = f && !f.name ? p.resources[f.resource] : null;
+      const url = f ? p.resources[f.resource] : null;
       if (typeof url === 'string' && /^https?:/i.test(url) && /\.wasm(?:[?#]|$)/i.test(url) && urls.size < 4) urls.add(url);
     }
   }

@@ -22,7 +22,7 @@
 // started before main() carries) to its stop.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
-import { canonicalFunctionName } from './names.mjs';
+import { canonicalFunctionName, loadNameParser } from './names.mjs';
 import { detectFormat, gridWeights } from './profile.mjs';
 import { TraceError } from './trace.mjs';
 
@@ -49,9 +49,13 @@ const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
  * builtin such as fetch or js-to-wasm). A wasm function the module's name
  * section does not name (a stripped build) is "wasm-function[<index>]",
  * the name wasmtrace's own samples give it, when the caller passes the
- * module's bytes (wasmFunctionAt).
+ * module's bytes (wasmFunctionAt). A named one is named as wasmtrace's own
+ * frames name it: wasmNameAt(column, url) gives the recorder's name of the
+ * function at that offset (its name section read by the recorder's own
+ * parser: clone suffixes cut, same-named locals merged); without it the
+ * recorder's rule for clone suffixes (lib/names.mjs) applies to the name.
  */
-export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } = {}) {
+export function readJsProfile(profile, { wasmFunctionAt = null, wasmNameAt = null, offsetMs = 0 } = {}) {
   if (!isObject(profile)) throw new TraceError('the JS profile is not an object');
   if (typeof profile.reason === 'string' && profile.reason) throw new TraceError(`no JS profile: ${profile.reason}`);
   const { samples, stacks, frames, resources } = profile;
@@ -79,9 +83,16 @@ export function readJsProfile(profile, { wasmFunctionAt = null, offsetMs = 0 } =
       const m = /^(?:\$func|wasm-function\[)(\d+)\]?$/.exec(name);
       if (m) name = `wasm-function[${m[1]}]`;
       // A function's name, as wasmtrace's own frames name it: a compiler
-      // clone ("ZSTD_count.5", "f(int) (.llvm.12)") is the function
-      // (lib/names.mjs, the recorder's rule: every name here is a function's).
-      else if (name) name = canonicalFunctionName(name, { all: true });
+      // clone ("ZSTD_count.5", "f(int) (.llvm.12)", wasm-ld's "helper_42")
+      // is the function.
+      else if (name) {
+        const own = wasmNameAt && column > 0 ? wasmNameAt(column, url) : null;
+        const canonical = canonicalFunctionName(name, { all: true });
+        // Taken only when it is this name's function (the name itself, or
+        // it with a suffix): an offset that points elsewhere names nothing.
+        name = typeof own === 'string' && own && (own === canonical || (name.startsWith(own) && /^[_.( ]/.test(name.slice(own.length))))
+          ? own : canonical;
+      }
       else if (!name) {
         const index = wasmFunctionAt && column > 0 ? wasmFunctionAt(column, url) : null;
         name = index !== null && index !== undefined ? `wasm-function[${index}]` : `(wasm ${file}:${column})`;
@@ -184,7 +195,7 @@ export function wasmFunctionLocator(bytes) {
       p = end;
     }
     if (!starts) return null;
-    return (offset) => {
+    const at = (offset) => {
       // The body that contains the offset (Chromium's column: the body's
       // first byte, or one past it depending on the version).
       let lo = 0;
@@ -197,10 +208,49 @@ export function wasmFunctionLocator(bytes) {
       }
       return imported + lo;
     };
+    return at;
   } catch {
     return null;
   }
 }
+
+/**
+ * The payload of a wasm module's "name" custom section (bytes), or null.
+ */
+export function wasmNameSection(bytes) {
+  const b = bytes instanceof Uint8Array ? bytes : null;
+  if (!b || b.length < 8 || b[0] !== 0 || b[1] !== 0x61 || b[2] !== 0x73 || b[3] !== 0x6d) return null;
+  let p = 8;
+  const leb = () => {
+    let v = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (p >= b.length || shift > 35) throw new RangeError('truncated');
+      const c = b[p++];
+      v += (c & 0x7f) * 2 ** shift;
+      if (!(c & 0x80)) return v;
+    }
+  };
+  try {
+    while (p < b.length) {
+      const id = b[p++];
+      const size = leb();
+      const end = p + size;
+      if (end > b.length) return null;
+      if (id === 0) {
+        const len = leb();
+        if (p + len <= end && len === 4 && b[p] === 0x6e && b[p + 1] === 0x61 && b[p + 2] === 0x6d && b[p + 3] === 0x65) {
+          return b.subarray(p + len, end);
+        }
+      }
+      p = end;
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+let nameParser = null;
 
 // The session's window and interval, from what the reader found.
 function windowOf(session, stats, startup) {
@@ -231,15 +281,40 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
   // Unnamed wasm functions by code offset: each module's own (wasmModules,
   // by URL), or the one module given for every URL (wasmBytes).
   const locators = new Map();
+  const bytesOf = (url) => (wasmModules instanceof Map && wasmModules.has(url) ? wasmModules.get(url) : wasmBytes);
   const locatorOf = (url) => {
     if (!locators.has(url)) {
-      const bytes = wasmModules instanceof Map && wasmModules.has(url) ? wasmModules.get(url) : wasmBytes;
+      const bytes = bytesOf(url);
       locators.set(url, bytes ? wasmFunctionLocator(bytes) : null);
     }
     return locators.get(url);
   };
+  // Each module's function names as the recorder reads them (its own
+  // parser, lib/names.mjs), by function index.
+  const nameTables = new Map();
+  const namesOf = (url) => {
+    if (!nameTables.has(url)) {
+      let table = null;
+      const section = bytesOf(url) ? wasmNameSection(bytesOf(url)) : null;
+      if (section) {
+        try {
+          nameParser ??= loadNameParser();
+          table = nameParser(section);
+        } catch {
+          table = null; // the clone rule alone names the frames
+        }
+      }
+      nameTables.set(url, table);
+    }
+    return nameTables.get(url);
+  };
+  const nameAt = (offset, url) => {
+    const index = locatorOf(url)?.(offset);
+    const table = index === null || index === undefined ? null : namesOf(url);
+    return table && Object.hasOwn(table, index) ? table[index] : null;
+  };
   const locator = wasmBytes || wasmModules ? (offset, url) => locatorOf(url)?.(offset) ?? null : null;
-  const threads = [{ name: JS_THREAD_NAME, tid: JS_THREAD_TID, js: readJsProfile(profile, { wasmFunctionAt: locator }) }];
+  const threads = [{ name: JS_THREAD_NAME, tid: JS_THREAD_TID, js: readJsProfile(profile, { wasmFunctionAt: locator, wasmNameAt: nameAt }) }];
   const problems = [];
   const workers = Array.isArray(profile.workers) ? profile.workers.slice(0, MAX_WORKERS) : [];
   if (Array.isArray(profile.workers) && profile.workers.length > MAX_WORKERS) problems.push(`${profile.workers.length - MAX_WORKERS} workers past ${MAX_WORKERS} left out`);
@@ -249,7 +324,7 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
     try {
       if (!isObject(w) || !isNum(w.offsetMs)) throw new TraceError('no clock offset');
       if (typeof w.reason === 'string' && w.reason) throw new TraceError(w.reason);
-      threads.push({ name, tid: JS_THREAD_TID + 1 + i, js: readJsProfile(w, { wasmFunctionAt: locator, offsetMs: w.offsetMs }) });
+      threads.push({ name, tid: JS_THREAD_TID + 1 + i, js: readJsProfile(w, { wasmFunctionAt: locator, wasmNameAt: nameAt, offsetMs: w.offsetMs }) });
     } catch (e) {
       problems.push(`${name}: ${e.message}`);
     }

@@ -12,6 +12,9 @@
 // wasmtrace merged names stays as it is; `{ all: true }` cuts it too (what
 // the recorder does with names it knows are functions).
 
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+
 const WORDS = new Set(['llvm', 'constprop', 'isra', 'part', 'cold', 'specialized', 'lto_priv',
   'clone', 'localalias', 'argelim', 'retval']);
 
@@ -72,4 +75,32 @@ export function nameCanonicalizer() {
     }
     return c;
   };
+}
+
+/**
+ * The recorder's own name-section parser ($wasmtraceParseNames of
+ * js/wasmtrace_library.js, with its $wasmtraceCanonicalName), for code
+ * outside the page that names wasm functions as wasmtrace's frames name
+ * them (the JS profile's frames, lib/jsprofile.mjs): one rule, one function.
+ * Returns parse(nameSectionPayload) -> { [function index]: name }, with
+ * parse.canonicalName. `raw`: names as the section has them (no clone
+ * suffix cut), for the fuzzers. Emscripten preprocesses the library file:
+ * its #if lines and {{{ SETTING }}} macros are not JS; both branches of an
+ * #if stay (each is statements) and macros read as 0: the parser depends on
+ * neither.
+ */
+export function loadNameParser({ raw = false } = {}) {
+  let lib = null;
+  const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, TextDecoder });
+  const source = readFileSync(new URL('../js/wasmtrace_library.js', import.meta.url), 'utf8')
+    .replace(/^[ \t]*#(if|else|elif|endif)\b.*$/gm, '')
+    .replace(/\{\{\{[^}]*\}\}\}/g, '0');
+  vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
+  if (!lib || typeof lib.$wasmtraceParseNames !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceParseNames');
+  if (typeof lib.$wasmtraceCanonicalName !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceCanonicalName');
+  // Emscripten makes every $-function of a library a global of the module.
+  context.wasmtraceCanonicalName = raw ? (name) => name : lib.$wasmtraceCanonicalName;
+  const parse = lib.$wasmtraceParseNames;
+  parse.canonicalName = lib.$wasmtraceCanonicalName;
+  return parse;
 }

@@ -15,6 +15,8 @@ import { readProfile, functionTable } from '../../lib/profile.mjs';
 import { decompress } from '../../lib/trace.mjs';
 import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
+import { inFirefox } from '../lib/test-browser.mjs';
+import { isJsProfileThread } from '../../lib/jsprofile.mjs';
 
 const dir = join(wasmBuildDir, 'tests/clones');
 const HELPER = 'helper';
@@ -79,6 +81,25 @@ for (const app of ['clones_lto', 'clones_nolto']) {
         // (main is the only thread that runs them.)
         for (const name of [HELPER, STEP]) assert.equal(rows.filter((r) => r === name).length, 1, `${s.name}: ${name} rows: ${rows.join(', ')}`);
         assert.equal(rows.filter((r) => SUFFIXED.test(r)).length, 0);
+      }
+    });
+
+    // Issue 41: the browser's JS profile ("main (JS)", Chromium) names wasm
+    // frames from the raw name section; they get the names wasmtrace's own
+    // frames have, in every format.
+    test("the JS profile's wasm frames carry no clone suffix either (Chromium)", { skip: inFirefox ? 'no JS profile in Firefox' : false }, async () => {
+      const { sessions } = await recordPage({ dir, path: `index.html?app=${app}&config=${encodeURIComponent(config)}`,
+        waitFor: 'self.clonesDone === true', jsProfiling: true });
+      assert.equal(sessions.length, FORMATS.length);
+      for (const s of sessions) {
+        assert.equal(s.error ?? null, null, `${s.name}: ${s.error}`);
+        assert.ok(s.jsProfile?.samples > 0, `${s.name}: no JS profile samples (${s.jsProfile?.reason})`);
+        const js = readProfile(s.bytes).threads.filter((t) => isJsProfileThread(t.name));
+        const names = new Set(js.flatMap((t) => t.samples.flatMap((x) => x.stack)));
+        // The precondition: the JS profile saw the cloned functions.
+        assert.ok([HELPER, STEP].some((n) => names.has(n)), `${s.name}: the JS profile has neither ${HELPER} nor ${STEP}: ${[...names].slice(0, 40).join(', ')}`);
+        const suffixed = [...names].filter((n) => SUFFIXED.test(n));
+        assert.deepEqual(suffixed, [], `${s.name}: clone suffixes in the JS profile's frames`);
       }
     });
   });

@@ -12,9 +12,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { loadNameParser } from '../../lib/names.mjs';
 import { readProfile, TraceError } from '../../lib/profile.mjs';
 import { reportData, textReport } from '../../lib/report.mjs';
 
@@ -174,29 +174,9 @@ const foldedCrafted = fc.array(fc.oneof(
 
 // ---- the name-section parser ----------------------------------------------------------
 
-/**
- * $wasmtraceParseNames from js/wasmtrace_library.js, evaluated in Node;
- * `raw: true` leaves the names as the linker wrote them (no
- * $wasmtraceCanonicalName).
- */
-export function loadNameParser({ raw = false } = {}) {
-  let lib = null;
-  const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, TextDecoder });
-  // Emscripten preprocesses the file: its #if lines and {{{ SETTING }}}
-  // macros are not JS. Both branches of an #if stay (each is statements),
-  // macros read as 0: the parser does not depend on them.
-  const source = readFileSync(join(root, 'js/wasmtrace_library.js'), 'utf8')
-    .replace(/^[ \t]*#(if|else|elif|endif)\b.*$/gm, '')
-    .replace(/\{\{\{[^}]*\}\}\}/g, '0');
-  vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
-  if (!lib || typeof lib.$wasmtraceParseNames !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceParseNames');
-  if (typeof lib.$wasmtraceCanonicalName !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceCanonicalName');
-  // Emscripten makes every $-function of a library a global of the module.
-  context.wasmtraceCanonicalName = raw ? (name) => name : lib.$wasmtraceCanonicalName;
-  const parse = lib.$wasmtraceParseNames;
-  parse.canonicalName = lib.$wasmtraceCanonicalName;
-  return parse;
-}
+// $wasmtraceParseNames from js/wasmtrace_library.js, evaluated in Node
+// (lib/names.mjs; `raw: true` leaves the names as the linker wrote them).
+export { loadNameParser };
 
 function leb(n) {
   const out = [];

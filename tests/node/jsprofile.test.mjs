@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
 import { addJsProfile, JS_THREAD_NAME, readJsProfile, wasmFunctionLocator } from '../../lib/jsprofile.mjs';
 import { readProfile } from '../../lib/profile.mjs';
+import { nameSection } from '../fuzz/reader-fuzzers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const golden = (f) => readFileSync(join(root, 'tests/golden', f));
@@ -136,6 +137,38 @@ describe('addJsProfile', () => {
       for (const s of t.samples) byLeaf[s.stack.at(-1)] = (byLeaf[s.stack.at(-1)] ?? 0) + s.weight;
       assert.deepEqual(byLeaf, { ZSTD_count: 2, 'f(int)': 1, 'phase.2': 1 }, file);
     }
+  });
+
+  // wasm-ld 19 and 21 name a second same-named local "helper_<index>": the
+  // recorder merges it by the function's index (its own parser), and so
+  // does the import, given the module's bytes (the frame's column is the
+  // function's code offset).
+  test('given the module, a wasm frame is named by its function index as the recorder names it', () => {
+    // Four function bodies (no imports), then the name section.
+    const body = [2, 0x00, 0x0b];
+    const code = [4, ...body, ...body, ...body, ...body];
+    const names = nameSection([[0, 'main'], [1, 'helper'], [2, 'other_2'], [3, 'helper_5']]);
+    const custom = [4, 0x6e, 0x61, 0x6d, 0x65, ...names];
+    const wasm = Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 10, code.length, ...code, 0, custom.length, ...custom]);
+    const start = (i) => 8 + 2 + 1 + i * 3 + 1; // section id + size, count, then each body's size byte
+    const url = 'http://127.0.0.1:1/app.wasm?v=1';
+    const profile = {
+      ...PROFILE,
+      frames: [
+        { name: 'callMain', resource: 0, line: 1, column: 100 },
+        { name: 'helper_5', resource: 1, line: 1, column: start(3) },
+        { name: 'other_2', resource: 1, line: 1, column: start(2) },
+        // An offset that points at another function names nothing: the name stays.
+        { name: 'unrelated_3', resource: 1, line: 1, column: start(1) },
+      ],
+      stacks: [[0], [1, 0], [2, 0], [3, 0]],
+      samples: [[5000.5, 1], [5001.5, 2], [5002.5, 3]],
+    };
+    const t = jsThread(readProfile(addJsProfile(golden('chrome.json'), profile, { wasmModules: new Map([[url, wasm]]) }).bytes));
+    assert.deepEqual(t.samples.map((x) => x.stack.at(-1)), ['helper', 'other_2', 'unrelated_3']);
+    // Without the module, only the clone rule: "helper_5" stays.
+    const bare = jsThread(readProfile(addJsProfile(golden('chrome.json'), profile).bytes));
+    assert.equal(bare.samples[0].stack.at(-1), 'helper_5');
   });
 
   test('a profile with a reason, or none in the window, adds nothing and says why', () => {
