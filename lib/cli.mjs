@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readProfile, functionTable, threadTotals } from './profile.mjs';
-import { compare, DiffError, diffStatus, htmlDiff, jsonDiff, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from './diff.mjs';
+import { compare, DiffError, diffStatus, htmlDiff, identities, isOneOf, jsonDiff, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from './diff.mjs';
 import { foldedHeap, heapNote, heapView, textHeapReport } from './heap.mjs';
 import { htmlReport, printable, textReport, wrapNote } from './report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';
@@ -687,7 +687,12 @@ async function recordRepeat(positionals, v, io) {
 function report(positionals, v, io) {
   if (positionals.length !== 1) throw new UsageError('report: give one trace file');
   const file = positionals[0];
-  if (!existsSync(file)) throw new UsageError(`report: no file '${file}'`);
+  if (!existsSync(file)) throw new UsageError(`report: no file '${printable(file)}'`);
+  // Never write over the trace read (through any link).
+  const input = identities([file]);
+  for (const o of ['html', 'folded']) {
+    if (v[o] !== undefined && isOneOf(v[o], input)) throw new UsageError(`report: --${o}: '${printable(v[o])}' is the trace read: it is never overwritten`);
+  }
   let profile;
   try {
     profile = readProfile(readFileSync(file), { format: v.format });
@@ -735,7 +740,9 @@ async function convert(positionals, v, io) {
   const file = positionals[0];
   if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`convert: no file '${file}'`);
   const out = v.out ?? `${file.replace(/\.gz$/, '').replace(/\.(json|folded|txt)$/, '')}${v.heap ? '.heap' : ''}.pb.gz`;
-  if (resolve(out) === resolve(file)) throw new UsageError(`convert: the output would overwrite the trace '${file}': give --out`);
+  if (resolve(out) === resolve(file) || isOneOf(out, identities([file]))) {
+    throw new UsageError(`convert: the output would overwrite the trace '${printable(file)}' (the same file, or a link to it): give --out`);
+  }
   const { toPprof } = await import('./pprof.mjs'); // pprof-format: only convert needs it
   let bytes, profile;
   try {
@@ -798,9 +805,16 @@ function diff(positionals, v, io) {
     throw new UsageError('diff: give the base and the new traces: wasmtrace diff <base dir|file> <new dir|file>, or --base F... --new F...');
   }
   let res, sides;
+  const notes = [];
   try {
     const threshold = parseThreshold(v.threshold ?? '2%,1ms');
-    sides = [['base', base], ['new', next]].map(([side, paths]) => readSide(sideFiles(paths, side), side, { session: v.session }));
+    const files = [['base', base], ['new', next]].map(([side, paths]) => [side, sideFiles(paths, side)]);
+    // Never write over a trace read (through any link).
+    const inputs = identities(files.flatMap(([, f]) => f));
+    for (const o of ['markdown', 'json', 'html']) {
+      if (v[o] !== undefined && isOneOf(v[o], inputs)) throw new DiffError(`--${o}: '${printable(v[o])}' is one of the traces read: it is never overwritten`);
+    }
+    sides = files.map(([side, f]) => readSide(f, side, { session: v.session, notes }));
     const minShare = v['min-share'] !== undefined ? Number(String(v['min-share']).replace(/%$/, '')) : 0.5;
     if (!(minShare >= 0 && minShare <= 100)) throw new DiffError(`--min-share: '${v['min-share']}' is not a percentage from 0 to 100`);
     res = compare(sides[0], sides[1], { threshold, minShare, paired: !!v.paired });
@@ -810,6 +824,7 @@ function diff(positionals, v, io) {
     return 2;
   }
   const top = v.top !== undefined ? Number(v.top) : 20;
+  for (const n of notes) io.err(`wasmtrace diff: ${n}`);
   io.out(textDiff(res, { top, title: `wasmtrace diff: ${res.runs.base} base vs ${res.runs.new} new` }));
   if (v.markdown) writeFileSync(v.markdown, `${markdownDiff(res, { top })}\n`);
   if (v.json) writeFileSync(v.json, `${jsonDiff(res)}\n`);
@@ -1053,8 +1068,9 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       io.err(`wasmtrace: ${e.message} (wasmtrace help ${command})`);
       return 2;
     }
-    // One line, never a stack or a driver's call log.
-    io.err(`wasmtrace: ${String(e.message || e).split('\n')[0].replace(/^wasmtrace: /, '')}`);
-    return 1;
+    // One line, never a stack or a driver's call log. diff's exit status 1
+    // is its verdict (slower) only: anything else that fails there is 2.
+    io.err(`wasmtrace: ${printable(String(e.message || e).split('\n')[0].replace(/^wasmtrace: /, ''))}`);
+    return command === 'diff' ? 2 : 1;
   }
 }

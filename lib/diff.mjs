@@ -19,11 +19,12 @@
 // spread of the slices (a block bootstrap's variance, in closed form).
 // That covers the sampling noise within the runs only, and the output says
 // so.
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalFunctionName } from './names.mjs';
 import { readProfile, realDepth } from './profile.mjs';
-import { htmlReport } from './report.mjs';
+import { htmlReport, printable } from './report.mjs';
 import { benjaminiHochberg, blockSe, mannWhitney, mean, pairedT, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
 
@@ -32,30 +33,88 @@ export class DiffError extends Error {}
 
 const TRACE_FILE = /\.(json|folded)(\.gz)?$/;
 
+// A file's identity (device and inode, through links): one run is one file,
+// however many names reach it.
+function identity(st) {
+  return `${st.dev}:${st.ino}`;
+}
+
+// stat, as bad input (exit 2) when it fails: a broken link, a loop, no access.
+function statOf(p, side) {
+  try {
+    return statSync(p);
+  } catch (e) {
+    throw new DiffError(`${side}: '${printable(p)}': ${e.code === 'ENOENT' ? 'a link to nothing' : e.code === 'ELOOP' ? 'a loop of links' : e.code ?? e.message}`);
+  }
+}
+
 /**
  * The trace files a side names: files as given; a directory's trace files,
  * and those of its subdirectories (`record --repeat N` writes run-01/,
- * run-02/, ...), sorted.
+ * run-02/, ...), sorted. Each file once, by its identity (a run reached
+ * twice, through a link such as `run-00 -> .` or `latest -> run-01`, or
+ * given twice, is one run); only regular files (a FIFO named *.json would
+ * block the read forever).
  */
 export function sideFiles(paths, side) {
   const files = [];
-  const tracesIn = (dir) => readdirSync(dir).filter((f) => TRACE_FILE.test(f)).sort().map((f) => join(dir, f));
+  const seen = new Set();
+  const take = (f, st) => {
+    const id = identity(st);
+    if (seen.has(id)) return;
+    seen.add(id);
+    files.push(f);
+  };
+  const tracesIn = (dir) => {
+    const out = [];
+    for (const f of readdirSync(dir).filter((n) => TRACE_FILE.test(n)).sort()) {
+      const path = join(dir, f);
+      const st = statOf(path, side);
+      if (st.isFile()) out.push([path, st]);
+    }
+    return out;
+  };
   for (const p of paths) {
-    if (!existsSync(p)) throw new DiffError(`${side}: no file or directory '${p}'`);
-    if (statSync(p).isDirectory()) {
+    if (!existsSync(p)) throw new DiffError(`${side}: no file or directory '${printable(p)}'`);
+    const st = statOf(p, side);
+    if (st.isDirectory()) {
       const found = tracesIn(p);
       for (const d of readdirSync(p).sort()) {
         const sub = join(p, d);
-        if (statSync(sub).isDirectory()) found.push(...tracesIn(sub));
+        if (statOf(sub, side).isDirectory()) found.push(...tracesIn(sub));
       }
-      if (!found.length) throw new DiffError(`${side}: no traces (*.json, *.json.gz, *.folded, *.folded.gz) in '${p}' or its subdirectories`);
-      files.push(...found);
+      if (!found.length) throw new DiffError(`${side}: no traces (*.json, *.json.gz, *.folded, *.folded.gz) in '${printable(p)}' or its subdirectories`);
+      for (const [f, fst] of found) take(f, fst);
+    } else if (st.isFile()) {
+      take(p, st);
     } else {
-      files.push(p);
+      throw new DiffError(`${side}: '${printable(p)}' is not a regular file`);
     }
   }
   if (!files.length) throw new DiffError(`${side}: no traces given`);
   return files;
+}
+
+/** The identities of files (those that exist), for outputs that must not be inputs. */
+export function identities(files) {
+  const ids = new Set();
+  for (const f of files) {
+    try {
+      ids.add(identity(statSync(f)));
+    } catch {
+      // gone: nothing to protect
+    }
+  }
+  return ids;
+}
+
+/** True if `out` is one of the files of `ids` (through any link). */
+export function isOneOf(out, ids) {
+  try {
+    return ids.has(identity(statSync(out)));
+  } catch {
+    return false; // does not exist (yet): not an input
+  }
 }
 
 const sessionOf = (profile) => profile.session?.session ?? profile.session?.name;
@@ -64,14 +123,29 @@ const sessionOf = (profile) => profile.session?.session ?? profile.session?.name
  * Reads a side's traces; a file that is not a readable trace is bad input.
  * With `session`, only that session's traces are kept.
  */
-export function readSide(files, side, { session } = {}) {
-  const read = files.map((file) => {
+export function readSide(files, side, { session, notes = [] } = {}) {
+  const byContent = new Map();
+  const read = [];
+  for (const file of files) {
+    let bytes;
     try {
-      return { file, profile: readProfile(readFileSync(file)) };
+      bytes = readFileSync(file);
     } catch (e) {
-      throw new DiffError(`${side}: ${file}: ${e instanceof TraceError ? e.message : `cannot read it: ${e.message}`}`);
+      throw new DiffError(`${side}: ${printable(file)}: cannot read it: ${e.code ?? e.message}`);
     }
-  });
+    // Two files with the same bytes are one run copied: said, counted once.
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    if (byContent.has(digest)) {
+      notes.push(`${side}: ${printable(file)} has the same content as ${printable(byContent.get(digest))}: counted once`);
+      continue;
+    }
+    byContent.set(digest, file);
+    try {
+      read.push({ file, profile: readProfile(bytes) });
+    } catch (e) {
+      throw new DiffError(`${side}: ${printable(file)}: ${e instanceof TraceError ? e.message : `cannot read it: ${e.message}`}`);
+    }
+  }
   if (session === undefined) return read;
   const kept = read.filter((r) => sessionOf(r.profile) === session);
   if (!kept.length) throw new DiffError(`${side}: no traces of session '${session}' (sessions there: ${[...new Set(read.map((r) => sessionOf(r.profile)).filter(Boolean))].join(', ') || 'none named'})`);

@@ -252,6 +252,73 @@ describe('wasmtrace diff, the command', () => {
     assert.equal(u.status, 2);
     assert.match(u.text, /diff: give the base and the new traces/);
   });
+
+  // Issue 38, class 1: a run reached twice is one run. Two runs of one
+  // build, each given three times (or reached again through links), made
+  // a false SLOWER verdict with 50 functions at q < 0.05.
+  test('a trace given twice, or reached again through a link, counts once; a copy is said and counts once', async () => {
+    const { cpSync, linkSync, mkdirSync, symlinkSync } = await import('node:fs');
+    const one = join(tmp, 'one');
+    mkdirSync(one);
+    write(one, 0, 500);
+    write(one, 1, 500);
+    const a = join(one, 'run0.folded'), b = join(one, 'run1.folded');
+    // Each file three times on the command line: still 2 runs a side.
+    const thrice = await cli('--base', a, '--base', a, '--base', b, '--base', b, '--new', b, '--new', a, '--new', b);
+    assert.match(thrice.text, /\(2 base runs, 2 new;/);
+    // Links in a run directory: run-00 -> ., latest -> run-01, a hard link, a copy.
+    const runs = join(tmp, 'runs');
+    mkdirSync(join(runs, 'run-01'), { recursive: true });
+    write(join(runs, 'run-01'), 0, 500);
+    write(runs, 1, 500);
+    symlinkSync('.', join(runs, 'run-00'));
+    symlinkSync('run-01', join(runs, 'latest'));
+    linkSync(join(runs, 'run1.folded'), join(runs, 'hard.folded'));
+    cpSync(join(runs, 'run1.folded'), join(runs, 'copy.folded'));
+    const r = await cli(runs, one);
+    assert.match(r.text, /\(2 base runs, 2 new;/, r.text);
+    assert.match(r.text, /wasmtrace diff: base: .*\.folded has the same content as .*\.folded: counted once/);
+  });
+
+  // Class 9: only regular files (a FIFO named *.json blocked forever);
+  // class 6: a link to nothing is bad input (2), never "slower" (1).
+  test('a FIFO in a run directory is not read; a broken link is named, exit 2', async () => {
+    const { mkdirSync, symlinkSync } = await import('node:fs');
+    const { execFileSync } = await import('node:child_process');
+    const d = join(tmp, 'fifo');
+    mkdirSync(d);
+    write(d, 0, 500);
+    write(d, 1, 500);
+    execFileSync('mkfifo', [join(d, 'pipe.json')]);
+    const r = await cli(d, d);
+    assert.equal(r.status, 0, r.text);
+    assert.match(r.text, /\(2 base runs, 2 new;/);
+    symlinkSync(join(tmp, 'gone'), join(d, 'broken.folded'));
+    const b = await cli(d, d);
+    assert.equal(b.status, 2, b.text);
+    assert.match(b.text, /^wasmtrace diff: base: '.*broken\.folded': a link to nothing$/);
+  });
+
+  // Class 3: an output never overwrites a trace read, whatever name
+  // reaches it; class 6: an output that cannot be written is exit 2.
+  test('an output path that is an input (or a link to one) is refused; an unwritable one is exit 2', async () => {
+    const { readFileSync, symlinkSync } = await import('node:fs');
+    const input = join(base, 'run0.folded');
+    const before = readFileSync(input, 'utf8');
+    const link = join(tmp, 'link-to-run0.json');
+    symlinkSync(input, link);
+    for (const o of ['--json', '--markdown', '--html']) {
+      for (const target of [input, link]) {
+        const r = await cli(base, next, o, target);
+        assert.equal(r.status, 2, r.text);
+        assert.match(r.text, new RegExp(`^wasmtrace diff: ${o}: '.*' is one of the traces read: it is never overwritten$`));
+      }
+    }
+    assert.equal(readFileSync(input, 'utf8'), before);
+    const w = await cli(base, next, '--json', join(tmp, 'no-such-dir', 'x.json'));
+    assert.equal(w.status, 2, w.text);
+    assert.match(w.text, /ENOENT/);
+  });
 });
 
 describe('the Playwright helper: compare() and assertNotSlower()', () => {
