@@ -381,7 +381,7 @@ function rowCells(r, unit) {
   return [
     r.verdict,
     KIND_TEXT[r.kind],
-    r.name,
+    printable(r.name), // no terminal control sequence, no CR overdrawing a row
     `${r.base.toFixed(1)}${u}`,
     `${r.new.toFixed(1)}${u}`,
     `${signed(r.diff)}${u} [${signed(r.lo)}, ${signed(r.hi)}]`,
@@ -404,9 +404,9 @@ function summaryLines(res) {
   if (res.paired) lines.push(`  paired: base run i against new run i (${res.runs.base} pairs, recorded in turns): drift a pair shares cancels`);
   if (res.single) lines.push('  one run on a side: the intervals cover the sampling noise within the runs (20 slices of each), not the spread between runs: record more runs (record --repeat N)');
   if (res.mixedIntervals) lines.push(`  sampling intervals differ (${res.intervals.join(', ')} us): compared in ms`);
-  for (const side of ['base', 'new']) if (res.threadsOnlyIn[side].length) lines.push(`  threads only in ${side} (not compared): ${res.threadsOnlyIn[side].join(', ')}`);
-  if (res.functions.added.length) lines.push(`  functions only in new (${res.minShare} % of the window or more): ${res.functions.added.slice(0, 10).join(', ')}${res.functions.added.length > 10 ? `, ... (${res.functions.added.length})` : ''}`);
-  if (res.functions.removed.length) lines.push(`  functions only in base (${res.minShare} % of the window or more): ${res.functions.removed.slice(0, 10).join(', ')}${res.functions.removed.length > 10 ? `, ... (${res.functions.removed.length})` : ''}`);
+  for (const side of ['base', 'new']) if (res.threadsOnlyIn[side].length) lines.push(`  threads only in ${side} (not compared): ${res.threadsOnlyIn[side].map(printable).join(', ')}`);
+  if (res.functions.added.length) lines.push(`  functions only in new (${res.minShare} % of the window or more): ${res.functions.added.slice(0, 10).map(printable).join(', ')}${res.functions.added.length > 10 ? `, ... (${res.functions.added.length})` : ''}`);
+  if (res.functions.removed.length) lines.push(`  functions only in base (${res.minShare} % of the window or more): ${res.functions.removed.slice(0, 10).map(printable).join(', ')}${res.functions.removed.length > 10 ? `, ... (${res.functions.removed.length})` : ''}`);
   return lines;
 }
 
@@ -443,7 +443,7 @@ export function textDiff(res, { top = 20, title } = {}) {
   return lines.join('\n');
 }
 
-const mdCell = (s) => String(s).replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
+const mdCell = (s) => printable(String(s)).replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`);
 
 /** Markdown for a pull request comment. */
 export function markdownDiff(res, { top = 20 } = {}) {

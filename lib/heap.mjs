@@ -12,6 +12,7 @@
 // (Horvitz-Thompson) is the sum of n^2 (1 - p) / p^2 = w^2 (1 - p) over its
 // sampled allocations; the interval is +-1.96 standard deviations. n is
 // found from w (w = n / (1 - e^(-n/I)) grows with n).
+import { printable } from './report.mjs';
 import { TraceError } from './trace.mjs';
 
 /** The bytes n that a sampled allocation of weight w stands for at interval I. */
@@ -209,7 +210,7 @@ export function textHeapReport(view, { top = 10, title = 'wasmtrace heap report'
     }
     for (const s of rows) {
       const share = total > 0 ? `${(100 * s[key] / total).toFixed(1)}%` : '';
-      lines.push(`  ${formatBytes(s[key]).padStart(10)}${pm(s[`${key}Var`]).padEnd(14)} ${share.padStart(6)}  ${s.site}  [${s.thread}]`);
+      lines.push(`  ${formatBytes(s[key]).padStart(10)}${pm(s[`${key}Var`]).padEnd(14)} ${share.padStart(6)}  ${printable(s.site)}  [${printable(s.thread)}]`);
     }
   };
   table(`live at the peak: ${formatBytes(view.peak.bytes)} at ${(view.peak.ts / 1000).toFixed(1)} ms, by allocation site`, 'peak', view.peak.bytes);

@@ -280,6 +280,28 @@ describe('wasmtrace diff, the command', () => {
     assert.match(r.text, /wasmtrace diff: base: .*\.folded has the same content as .*\.folded: counted once/);
   });
 
+  // Class 4: names reach neither the terminal nor the Markdown table raw.
+  test('function names with control characters are escaped in the text and the Markdown', async () => {
+    const { mkdirSync, readFileSync } = await import('node:fs');
+    const [b, n] = [join(tmp, 'esc-base'), join(tmp, 'esc-new')];
+    mkdirSync(b); mkdirSync(n);
+    const evil = 'sort\u001b[2J\u0007\r|slower|'; // (no ';': the folded separator)
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(join(b, `r${i}.folded`), `main;parse ${1000 + i * 7}\nmain;${evil} ${500 + (i % 2) * 9}\n`);
+      writeFileSync(join(n, `r${i}.folded`), `main;parse ${1000 + i * 7}\nmain;${evil} ${800 + (i % 2) * 9}\n`);
+    }
+    const md = join(tmp, 'esc.md');
+    const r = await cli(b, n, '--markdown', md);
+    assert.equal(r.status, 1, r.text);
+    assert.doesNotMatch(r.text, /[\u0000-\u0009\u000b-\u001f\u007f]/);
+    assert.match(r.text, /sort\\x1b\[2J\\x07\\r\|slower\|/);
+    const table = readFileSync(md, 'utf8').split('\n').filter((l) => l.startsWith('| slower'));
+    assert.ok(table.length >= 1, readFileSync(md, 'utf8'));
+    // Every row has the header's 9 cells: the name's '|' are escaped.
+    for (const row of table) assert.equal(row.split(/(?<!\\)\|/).length - 2, 9, row);
+    assert.doesNotMatch(readFileSync(md, 'utf8'), /[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
   // Class 9: only regular files (a FIFO named *.json blocked forever);
   // class 6: a link to nothing is bad input (2), never "slower" (1).
   test('a FIFO in a run directory is not read; a broken link is named, exit 2', async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { main } from '../../lib/cli.mjs';
-import { foldedHeap, HEAP_UNLINKED, heapNote, heapView, sizeOfWeight, weightVariance } from '../../lib/heap.mjs';
+import { foldedHeap, HEAP_UNLINKED, heapNote, heapView, sizeOfWeight, textHeapReport, weightVariance } from '../../lib/heap.mjs';
 import { seededRandom } from '../../lib/stats.mjs';
 
 // What native/src/heap.c weighs a sampled allocation of n bytes at interval I.
@@ -136,6 +136,17 @@ describe("record's summary line", () => {
     assert.equal(heapNote({ stats: {} }), null);
     assert.equal(heapNote(null), null);
   });
+});
+
+// Issue 38, class 4: a site or thread name never reaches the terminal raw
+// (ESC sequences set the window title or clear the screen; a CR overdraws).
+test('the heap report prints names escaped', () => {
+  const p = profile();
+  p.threads[0].name = 'main\u001b]0;pwned\u0007';
+  p.threads[0].allocations[1].stack = ['main', 'parse\u001b[2J\rX'];
+  const text = textHeapReport(heapView(p), { top: 10 });
+  assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f]/);
+  assert.match(text, /parse\\x1b\[2J\\rX {2}\[main\\x1b\]0;pwned\\x07\]/);
 });
 
 describe('report --folded', () => {
