@@ -216,11 +216,20 @@ export function runTimes(profile, { slices = false } = {}) {
 /** Parses --threshold: "2%", "1ms", or both ("2%,1ms": a difference must pass both). */
 export function parseThreshold(text) {
   const out = { pct: 0, ms: 0 };
-  for (const part of String(text).split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^(\d+(?:\.\d+)?)\s*(%|ms)$/.exec(part);
-    if (!m) throw new DiffError(`--threshold: '${part}' is not a percentage or a time (e.g. 2%, 1ms, or 2%,1ms)`);
-    if (m[2] === '%') out.pct = Number(m[1]);
-    else out.ms = Number(m[1]);
+  const shown = printable(String(text).slice(0, 40));
+  const bad = (why) => new DiffError(`--threshold: '${shown}'${why} (e.g. 2%, 1ms, or 2%,1ms)`);
+  const parts = String(text).split(',').map((s) => s.trim());
+  if (parts.length > 2 || parts.some((p) => !p)) throw bad(' is not a percentage, a time, or one of each');
+  const seen = new Set();
+  for (const part of parts) {
+    const m = /^(\d{1,9}(?:\.\d{1,9})?)\s*(%|ms)$/.exec(part);
+    if (!m) throw bad(' is not a percentage or a time');
+    if (seen.has(m[2])) throw bad(` gives ${m[2] === '%' ? 'a percentage' : 'a time'} twice`);
+    seen.add(m[2]);
+    const n = Number(m[1]);
+    if (m[2] === '%' && n > 1000) throw bad(' is more than 1000 %');
+    if (m[2] === '%') out.pct = n;
+    else out.ms = n;
   }
   return out;
 }

@@ -168,6 +168,12 @@ describe('bad input: one line, never a verdict', () => {
   test('a threshold that is not one', () => {
     assert.throws(() => parseThreshold('fast'), /--threshold: 'fast' is not a percentage or a time/);
     assert.deepEqual(parseThreshold('5%,2ms'), { pct: 5, ms: 2 });
+    // Issue 38, class 10: nothing, a lone comma, one kind twice, 400 digits.
+    assert.throws(() => parseThreshold(''), /--threshold: '' is not a percentage, a time, or one of each/);
+    assert.throws(() => parseThreshold(','), /--threshold: ',' is not a percentage, a time, or one of each/);
+    assert.throws(() => parseThreshold('2%,5%'), /--threshold: '2%,5%' gives a percentage twice/);
+    assert.throws(() => parseThreshold(`${'9'.repeat(400)}%`), /--threshold: '9{40}' is not a percentage or a time/);
+    assert.throws(() => parseThreshold('2000%'), /more than 1000 %/);
   });
 });
 
