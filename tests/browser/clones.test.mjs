@@ -17,6 +17,8 @@ import { wasmBuildDir } from '../lib/build-dir.mjs';
 import { recordPage } from '../lib/record.mjs';
 import { inFirefox } from '../lib/test-browser.mjs';
 import { isJsProfileThread } from '../../lib/jsprofile.mjs';
+import { parseTrace } from '../../lib/trace.mjs';
+import { importWithDevTools } from '../lib/devtools.mjs';
 
 const dir = join(wasmBuildDir, 'tests/clones');
 const HELPER = 'helper';
@@ -100,6 +102,13 @@ for (const app of ['clones_lto', 'clones_nolto']) {
         assert.ok([HELPER, STEP].some((n) => names.has(n)), `${s.name}: the JS profile has neither ${HELPER} nor ${STEP}: ${[...names].slice(0, 40).join(', ')}`);
         const suffixed = [...names].filter((n) => SUFFIXED.test(n));
         assert.deepEqual(suffixed, [], `${s.name}: clone suffixes in the JS profile's frames`);
+        if (s.name === 'chrome') {
+          // DevTools' own engine (the Performance panel's) lists one function per name.
+          const dt = await importWithDevTools(parseTrace(s.bytes));
+          const fns = dt.threads.flatMap((t) => t.functionSelfMs.map(([n]) => n));
+          assert.ok([HELPER, STEP].some((n) => fns.includes(n)), `DevTools: neither ${HELPER} nor ${STEP}`);
+          assert.deepEqual(fns.filter((n) => SUFFIXED.test(n)), [], 'DevTools: clone suffixes');
+        }
       }
     });
   });
