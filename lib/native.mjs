@@ -90,6 +90,10 @@ function findSources(dir) {
  */
 export function ensureDeps({ env = process.env, progress = () => {} } = {}) {
   if (env.WASMTRACE_CJSON_DIR && env.WASMTRACE_ZLIB_DIR) {
+    // Trusted only when they hold the sources (cJSON.c, deflate.c).
+    for (const [name, marker] of [['WASMTRACE_CJSON_DIR', 'cJSON.c'], ['WASMTRACE_ZLIB_DIR', 'deflate.c']]) {
+      if (!existsSync(join(env[name], marker))) throw new NativeError(`${name}=${env[name]} has no ${marker}: point it at the unpacked sources`);
+    }
     return { cjson: env.WASMTRACE_CJSON_DIR, zlib: env.WASMTRACE_ZLIB_DIR, fetched: false };
   }
   const dir = depsDir(env);
@@ -100,10 +104,11 @@ export function ensureDeps({ env = process.env, progress = () => {} } = {}) {
   if (apt.error) throw new NativeError(`the cJSON and zlib sources are not in ${dir}, and there is no apt-get to fetch them: ${manual}`);
   mkdirSync(dir, { recursive: true });
   progress(`fetching the cJSON and zlib sources into ${dir} (apt-get source cjson zlib)`);
-  const r = spawnSync('apt-get', ['source', '-qq', 'cjson', 'zlib'], { cwd: dir, encoding: 'utf8' });
+  // Bounded: a hung apt-get (a lock, a dead mirror) must not hang deps.
+  const r = spawnSync('apt-get', ['source', '-qq', 'cjson', 'zlib'], { cwd: dir, encoding: 'utf8', timeout: 300000, killSignal: 'SIGKILL' });
   const got = findSources(dir);
   if (r.status !== 0 || !got) {
-    const why = (r.stderr || r.error?.message || '').trim().split('\n').filter(Boolean).pop() ?? '';
+    const why = r.error?.code === 'ETIMEDOUT' ? 'no answer in 5 minutes' : (r.stderr || r.error?.message || '').trim().split('\n').filter(Boolean).pop() ?? '';
     throw new NativeError(`'apt-get source cjson zlib' failed${why ? ` (${why})` : ''}: enable source packages (a deb-src entry) or ${manual}`);
   }
   return { ...got, fetched: true };

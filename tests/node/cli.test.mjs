@@ -116,6 +116,16 @@ describe('each command, its own help and options', () => {
     assert.match(d.err, /^wasmtrace deps: --out is an option of record, convert, serve, collect, not of deps/);
   });
 
+  // Issue 38, class 12: deps trusted WASMTRACE_*_DIR that did not exist (exit 0).
+  test("deps refuses source directories that do not hold the sources, naming the variable", () => {
+    const r = spawnSync(process.execPath, [join(root, 'bin/wasmtrace.mjs'), 'deps'], {
+      encoding: 'utf8', env: { ...process.env, WASMTRACE_CJSON_DIR: join(tmp, 'nope'), WASMTRACE_ZLIB_DIR: join(tmp, 'nope2') },
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /^wasmtrace deps: WASMTRACE_CJSON_DIR=.*nope has no cJSON\.c: point it at the unpacked sources\n$/);
+    assert.equal(r.stdout, '');
+  });
+
   test('values are checked: --top, --port, --repeat, --min-share', async () => {
     const golden = join(root, 'tests/golden/chrome.json');
     for (const [argv, message] of [
