@@ -160,10 +160,11 @@ diagnostic server (docs/GUIDE.md, "Live: wasmtrace serve"; docs/PROTOCOL.md):
       tools alike.
   wasmtrace pages                        the connected pages
   wasmtrace collect <page id | --first> [--resume] [--duration D] [-o dir]
-      starts a session on the page (presets --config/--interval/--format
-      as for record) and streams its trace into a file under --out while
-      it records; stops after --duration, on Ctrl-C, or when the session
-      ends by itself (durationMs); prints the summary
+      starts a session on the page (presets --config/--interval/--format,
+      and --startup for a durationMs, as for record) and streams its trace
+      into a file under --out while it records; stops after --duration, on
+      Ctrl-C, or when the session ends by itself (durationMs); prints the
+      summary (--top functions in it; -q, --quiet: no progress lines)
   wasmtrace resume <page id | --first>   lets a suspended page start
   wasmtrace serve --once --duration D [presets] [-o dir]
       CI: a router, the first page that connects, resumed, collected for D
