@@ -71,7 +71,7 @@ export function figure(name, unit, xs, { target = null, scale = (x) => x } = {})
  * settings it ran with). */
 export function runCommand() {
   if (process.env.npm_lifecycle_event === 'bench') return 'npm run bench';
-  const env = Object.entries(process.env).filter(([k]) => /^WT_[A-Z_]+$/.test(k)).sort().map(([k, v]) => `${k}=${v} `).join('');
+  const env = Object.entries(process.env).filter(([k]) => /^(WT_[A-Z_]+|WASMTRACE_WASM_BUILD)$/.test(k)).sort().map(([k, v]) => `${k}=${v} `).join('');
   const script = process.argv[1] ? relative(root, process.argv[1]) || basename(process.argv[1]) : 'node';
   return `${env}node ${[script, ...process.argv.slice(2)].join(' ')}`;
 }

@@ -1,8 +1,10 @@
 // What wasmtrace adds to a page's startup (issue 42): navigation -> main()
 // of a small two-pthread app (bench/startup/app.c, -sPTHREAD_POOL_SIZE=2),
-// in rounds that rotate three loads so that drift in the machine's load is
+// in rounds that rotate four loads so that drift in the machine's load is
 // shared:
 //   plain     the app not linked with wasmtrace (bench/startup_plain)
+//   plain_fs  the same with Emscripten's file system (-sFORCE_FILESYSTEM=1),
+//             which wasmtrace needs and most apps already have (stdio)
 //   linked    the app linked the guide's way, no config (bench/startup_linked)
 //   session   the same binary with a startup session (globalThis.wasmtraceConfig)
 // each a fresh page (the HTTP cache warm after a first, discarded round).
@@ -12,6 +14,8 @@
 //   startup.added_ms.chromium           session - plain (goal <= 5)
 //   startup.added_ms.firefox            the same in Firefox ESR
 //   startup.plain_main_ms.<browser>     the plain app's navigation -> main()
+//   ...fs_app                           the same differences against plain_fs:
+//                                       what an app with a file system pays
 // A session load counts only if its session was running or stopped by then
 // (the page says so), so that a session that never started cannot look free.
 //   bash scripts/build.sh wasm && node bench/startup.mjs
@@ -25,14 +29,14 @@ import { benchTree, figure, median, replaceSection, stampSections, writeFigures 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.WT_STARTUP_ROUNDS || 20);
 export const STARTUP_BROWSERS = ['chromium', 'firefox'];
-const KINDS = ['plain', 'linked', 'session'];
+const KINDS = ['plain', 'plain_fs', 'linked', 'session'];
 const CONFIG = { sessions: [{ name: 'startup', durationMs: 3000 }] };
 
 async function load(browser, server, kind) {
   const page = await browser.newPage();
   try {
     if (kind === 'session') await page.addInitScript((c) => { globalThis.wasmtraceConfig = c; }, CONFIG);
-    await page.goto(`${server.url}bench/startup_${kind === 'plain' ? 'plain' : 'linked'}/index.html`);
+    await page.goto(`${server.url}bench/startup_${kind === 'session' ? 'linked' : kind}/index.html`);
     await page.waitForFunction('self.appDone !== undefined', null, { timeout: 60000, polling: 10 });
     return await page.evaluate(() => {
       let state = null;
@@ -85,9 +89,13 @@ export function startupFigures(res) {
   for (const [b, runs] of Object.entries(res)) {
     const linked = runs.linked.map((x, i) => x - runs.plain[i]);
     const added = runs.session.map((x, i) => x - runs.plain[i]);
-    if (b === 'chromium') out.push(figure('startup.linked_no_session_ms', 'ms', linked, { target: '<= 1' }));
-    else out.push(figure(`startup.linked_no_session_ms.${b}`, 'ms', linked, { target: '<= 1' }));
+    const linkedFs = runs.linked.map((x, i) => x - runs.plain_fs[i]);
+    const addedFs = runs.session.map((x, i) => x - runs.plain_fs[i]);
+    const suffix = b === 'chromium' ? '' : `.${b}`;
+    out.push(figure(`startup.linked_no_session_ms${suffix}`, 'ms', linked, { target: '<= 1' }));
+    out.push(figure(`startup.linked_no_session_ms.fs_app${suffix}`, 'ms', linkedFs));
     out.push(figure(`startup.added_ms.${b}`, 'ms', added, { target: '<= 5' }));
+    out.push(figure(`startup.added_ms.fs_app.${b}`, 'ms', addedFs));
     out.push(figure(`startup.plain_main_ms.${b}`, 'ms', runs.plain));
   }
   return out;
@@ -95,18 +103,21 @@ export function startupFigures(res) {
 
 export function startupSection(res, command) {
   const f = (xs) => median(xs).toFixed(1);
+  const d = (a, b) => f(a.map((x, i) => x - b[i]));
   const rows = Object.entries(res).map(([b, runs]) =>
-    `| ${b} | ${f(runs.plain)} | ${f(runs.linked)} | ${f(runs.session)} | ${f(runs.linked.map((x, i) => x - runs.plain[i]))} | ${f(runs.session.map((x, i) => x - runs.plain[i]))} |`);
+    `| ${b} | ${f(runs.plain)} | ${f(runs.plain_fs)} | ${f(runs.linked)} | ${f(runs.session)} | ${d(runs.linked, runs.plain)} | ${d(runs.session, runs.plain)} | ${d(runs.linked, runs.plain_fs)} | ${d(runs.session, runs.plain_fs)} |`);
   const figs = startupFigures(res).map((x) => `\`${x.name}\` ${x.value.toFixed(1)}${x.ci95 ? ` [${x.ci95[0].toFixed(1)}, ${x.ci95[1].toFixed(1)}]` : ''}`);
   const n = Object.values(res)[0]?.plain.length ?? 0;
   return `## 18. What wasmtrace adds to startup
 
 \`${command}\`: bench/startup/app.c (two pthreads, \`-sPTHREAD_POOL_SIZE=2\`), navigation → \`main()\`, ${n} rounds per
-browser rotating three loads (a fresh page each): the app not linked with wasmtrace, linked the guide's way with no
-config, and the same binary with a startup session. Medians (ms); the differences are paired per round.
+browser rotating four loads (a fresh page each): the app not linked with wasmtrace, the same with Emscripten's file
+system (\`-sFORCE_FILESYSTEM=1\`: wasmtrace needs one for its traces, and an app that uses stdio or files has one
+already), linked the guide's way with no config, and the same binary with a startup session. Medians (ms); the
+differences are paired per round ("fs": against the app with a file system).
 
-| browser | not linked | linked | linked + session | linked − not linked | session − not linked |
-|---|---|---|---|---|---|
+| browser | not linked | not linked, fs | linked | linked + session | linked − not linked | session − not linked | linked − fs | session − fs |
+|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Figures (median [95 % CI]): ${figs.join('; ')}.

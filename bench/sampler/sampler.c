@@ -33,6 +33,10 @@ static int g_threads;
 static pthread_barrier_t g_ready;
 static atomic_int g_started, g_finished;
 static _Atomic double g_window_start, g_window_end;
+/* The page gets the window on the trace's clock (ms since the main thread's
+ * timeOrigin), which emscripten_get_now() is not on every toolchain: since
+ * 3.1.28 a pthread's counts from the Unix epoch. */
+extern double wt_platform_now_us(void);
 
 static void nest(int depth) {
   WT_SCOPE("nest");
@@ -54,7 +58,7 @@ static void *busy(void *arg) {
     MAIN_THREAD_EM_ASM({
       self.memAfterThreads = Module.wasmtrace.memory();
       self.busyStartMs = $0;
-    }, g_window_start);
+    }, wt_platform_now_us() / 1000.0);
   }
   nest(8);
   if (atomic_fetch_add(&g_finished, 1) + 1 == g_threads) {
@@ -62,7 +66,7 @@ static void *busy(void *arg) {
     MAIN_THREAD_EM_ASM({
       self.busyEndMs = $0;
       self.benchDone = true;
-    }, g_window_end);
+    }, wt_platform_now_us() / 1000.0);
   }
   return NULL;
 }
