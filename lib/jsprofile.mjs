@@ -31,6 +31,20 @@ export const JS_THREAD_NAME = 'main (JS)';
 export const JS_THREAD_TID = 90000;
 /** A thread addJsProfile added ("main (JS)", "worker N (JS)"): the browser's view of a thread the trace has already. */
 export const isJsProfileThread = (name) => typeof name === 'string' && / \(JS\)$/.test(name);
+/** One of the threads addJsProfile wrote (not an app thread that happens
+ * to have a name ending in " (JS)"): its name and its tid (chrome, firefox). */
+const isAddedThread = (name, tid) => isJsProfileThread(name) && Number(tid) >= JS_THREAD_TID && Number(tid) <= JS_THREAD_TID + MAX_WORKERS;
+/** The added threads' names made unique against each other and the
+ * trace's own threads (a suffix " #2", ...), each still ending in " (JS)". */
+function uniqueNames(threads, taken) {
+  const used = new Set(taken);
+  return threads.map((t) => {
+    let name = t.name;
+    for (let k = 2; used.has(name); k++) name = `${t.name.slice(0, -' (JS)'.length)} #${k} (JS)`;
+    used.add(name);
+    return { ...t, name };
+  });
+}
 const MAX_SAMPLES = 1_000_000;
 const MAX_DEPTH = 4096;
 const MAX_WORKERS = 256;
@@ -136,6 +150,8 @@ export function readJsProfile(profile, { wasmFunctionAt = null, wasmNameAt = nul
   const outSamples = samples.map((x, i) => {
     if (!Array.isArray(x) || !isNum(x[0])) throw new TraceError(`the JS profile's sample ${i} is not [time, stack?]`);
     const ts = (x[0] + offsetMs) * 1000;
+    // A time the trace's readers take back (lib/profile.mjs: within 2^53 us).
+    if (!(Math.abs(ts) <= 2 ** 53)) throw new TraceError(`the JS profile's sample ${i} has a time out of range (${String(x[0]).slice(0, 30)} ms)`);
     if (ts < last) throw new TraceError(`the JS profile's samples are not in time order (sample ${i})`);
     last = ts;
     return { ts, stack: x.length > 1 && x[1] !== null && x[1] !== undefined ? stackOf(x[1]) : [] };
@@ -320,8 +336,10 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
   const workers = Array.isArray(profile.workers) ? profile.workers.slice(0, MAX_WORKERS) : [];
   if (Array.isArray(profile.workers) && profile.workers.length > MAX_WORKERS) problems.push(`${profile.workers.length - MAX_WORKERS} workers past ${MAX_WORKERS} left out`);
   workers.forEach((w, i) => {
-    const name = isObject(w) && typeof w.name === 'string' && /^[\w .()-]{1,64}$/.test(w.name) && w.name !== JS_THREAD_NAME
-      ? w.name : `worker ${i + 1} (JS)`;
+    // A worker's name is the page's word: it must say it is a worker's JS
+    // view (" (JS)"), and may not pass for the page's main thread.
+    const name = isObject(w) && typeof w.name === 'string' && /^[\w .()-]{1,64}$/.test(w.name) && isJsProfileThread(w.name) &&
+      w.name !== JS_THREAD_NAME ? w.name : `worker ${i + 1} (JS)`;
     try {
       if (!isObject(w) || !isNum(w.offsetMs)) throw new TraceError('no clock offset');
       if (typeof w.reason === 'string' && w.reason) throw new TraceError(w.reason);
@@ -340,9 +358,10 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
   const format = detectFormat(text);
   let out;
   let counts;
-  if (format === 'chrome') [out, counts] = addChrome(text, threads);
-  else if (format === 'firefox') [out, counts] = addFirefox(text, threads);
-  else if (format === 'folded') [out, counts] = addFolded(text, threads);
+  let named = threads; // as written: unique names (uniqueNames)
+  if (format === 'chrome') [out, counts, named] = addChrome(text, threads);
+  else if (format === 'firefox') [out, counts, named] = addFirefox(text, threads);
+  else if (format === 'folded') [out, counts, named] = addFolded(text, threads);
   else throw new TraceError(`not a trace wasmtrace wrote (format ${format})`);
   if (out === null) {
     return { bytes: traceBytes, added: 0, workers: [], reason: 'the trace already has the JS profile\'s threads', workersReason: '' };
@@ -351,7 +370,7 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
   return {
     bytes: gz ? gzipSync(bytes) : bytes,
     added: counts[0],
-    workers: threads.slice(1).map((t, i) => ({ name: t.name, samples: counts[i + 1] })),
+    workers: named.slice(1).map((t, i) => ({ name: t.name, samples: counts[i + 1] })),
     reason: counts[0] ? '' : "no JS sample fell in the session's window (the page's profile runs from its load to the first jsProfile() call)",
     workersReason: problems.join('; '),
   };
@@ -375,15 +394,16 @@ function addChrome(text, threads) {
     if (e.name === 'wasmtrace_session') session = e.args;
     else if (e.name === 'wasmtrace_stats') stats = e.args;
     else if (e.name === 'process_name' && e.pid !== undefined) pid = e.pid;
-    else if (e.name === 'thread_name' && isJsProfileThread(e.args?.name)) return [null, []];
+    else if (e.name === 'thread_name' && isAddedThread(e.args?.name, e.tid)) return [null, []];
   }
+  threads = uniqueNames(threads, events.filter((e) => isObject(e) && e.ph === 'M' && e.name === 'thread_name').map((e) => e.args?.name));
   const w = windowOf(session, stats, stats?.startup);
   const counts = threads.map(({ name, tid, js }) => {
     const samples = inWindow(js, w);
     if (samples.length) events.push(...chromeThread(samples, js, name, tid, pid));
     return samples.length;
   });
-  return [counts.some((n) => n) ? serializeChrome(doc, events) : text, counts];
+  return [counts.some((n) => n) ? serializeChrome(doc, events) : text, counts, threads];
 }
 
 // One JS profile's events: its name, a span DevTools needs to list it, and
@@ -447,7 +467,8 @@ function serializeChrome(doc, events) {
 function addFirefox(text, threads) {
   const p = JSON.parse(text);
   if (!isObject(p) || !Array.isArray(p.threads) || !isObject(p.meta)) throw new TraceError('Firefox profile without meta and threads');
-  if (p.threads.some((t) => isObject(t) && isJsProfileThread(t.name))) return [null, []];
+  if (p.threads.some((t) => isObject(t) && isAddedThread(t.name, t.tid))) return [null, []];
+  threads = uniqueNames(threads, p.threads.map((t) => (isObject(t) ? t.name : null)));
   const wt = isObject(p.meta.wasmtrace) ? p.meta.wasmtrace : null;
   const w = windowOf(wt, wt, wt?.startup);
   const counts = threads.map(({ name, tid, js }) => {
@@ -455,7 +476,7 @@ function addFirefox(text, threads) {
     if (samples.length) p.threads.push(firefoxThread(p, samples, js, name, tid, w));
     return samples.length;
   });
-  return [counts.some((n) => n) ? `${JSON.stringify(p)}\n` : text, counts];
+  return [counts.some((n) => n) ? `${JSON.stringify(p)}\n` : text, counts, threads];
 }
 
 function firefoxThread(p, samples, js, name, tid, w) {
@@ -569,6 +590,7 @@ function firefoxThread(p, samples, js, name, tid, w) {
 // break would end the line.
 const foldedName = (s) => s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f]/g, ' ');
 
+const FOLDED_MARK = '# wasmtrace: the threads below, up to the record, are the browser\'s JS profile (" (JS)")';
 function addFolded(text, threads) {
   const lines = text.split('\n');
   const at = lines.findIndex((l) => l.startsWith('# wasmtrace {'));
@@ -578,7 +600,10 @@ function addFolded(text, threads) {
   } catch {
     throw new TraceError("folded stacks: the '# wasmtrace' record is not JSON");
   }
-  if (lines.some((l) => isJsProfileThread(l.slice(0, l.indexOf(';'))))) return [null, []];
+  // Folded stacks name threads only: a comment line marks the ones added
+  // (and, in files from before it, the page's own JS thread).
+  if (lines.some((l) => l === FOLDED_MARK || l.startsWith(`${JS_THREAD_NAME};`))) return [null, []];
+  threads = uniqueNames(threads, new Set(lines.map((l) => l.slice(0, l.indexOf(';')))));
   const w = windowOf(record, record?.stats, record?.stats?.startup);
   const added = [];
   const counts = threads.map(({ name, js }) => {
@@ -592,8 +617,8 @@ function addFolded(text, threads) {
     for (const [k, n] of byStack) added.push(`${k} ${n}`);
     return samples.length;
   });
-  if (!added.length) return [text, counts];
+  if (!added.length) return [text, counts, threads];
   const where = at >= 0 ? at : lines.length - (lines[lines.length - 1] === '' ? 1 : 0);
-  lines.splice(where, 0, ...added);
-  return [lines.join('\n'), counts];
+  lines.splice(where, 0, FOLDED_MARK, ...added);
+  return [lines.join('\n'), counts, threads];
 }

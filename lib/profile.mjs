@@ -86,9 +86,43 @@ export function readProfile(input, { format, maxBytes } = {}) {
     kind = Array.isArray(json) || json?.traceEvents ? 'chrome' : json?.threads ? 'firefox' : null;
     if (!kind) throw new TraceError('not a trace wasmtrace can read: a JSON object without traceEvents or threads');
   }
-  if (kind === 'chrome') return readChrome(chromeEvents(json ?? parseJson(chromeText(text), budget)), budget);
-  if (kind === 'firefox') return readFirefox(json ?? parseJson(text, budget), budget);
-  return readFolded(text, budget);
+  if (kind === 'chrome') return checkedNumbers(readChrome(chromeEvents(json ?? parseJson(chromeText(text), budget)), budget));
+  if (kind === 'firefox') return checkedNumbers(readFirefox(json ?? parseJson(text, budget), budget));
+  return checkedNumbers(readFolded(text, budget));
+}
+
+// Every number a reader hands on is one its users can add up, print and
+// encode (pprof's int64) without Infinity, NaN or a wrap: the one check of
+// every format, after reading. A sample stands for at most 2^32 sampling
+// periods (the encoders write at most 65,535), times and durations are
+// within 2^53 us (285 years) of the clock's origin, an allocation is a
+// whole, non-zero number of bytes below 2^48 either way (a free is
+// negative), a thread id is a safe integer or a short string. Totals of
+// what passes stay exact: the readers' budget bounds the samples to far
+// fewer than 2^21 of 2^32.
+const MAX_SAMPLE_WEIGHT = 2 ** 32;
+const MAX_TIME_US = 2 ** 53;
+const MAX_ALLOCATION_BYTES = 2 ** 48;
+function checkedNumbers(profile) {
+  const bad = (t, what, v) => new TraceError(`thread ${JSON.stringify(String(t.name).slice(0, 60))}: ${what} ${String(v).slice(0, 40)} is out of range`);
+  const time = (v) => v === null || v === undefined || (isNum(v) && Math.abs(v) <= MAX_TIME_US);
+  for (const t of profile.threads) {
+    if (typeof t.tid === 'number' ? !Number.isSafeInteger(t.tid) : typeof t.tid === 'string' && t.tid.length > 64) throw bad(t, 'thread id', t.tid);
+    for (const x of t.samples) {
+      if (!(isNum(x.weight) && x.weight >= 0 && x.weight <= MAX_SAMPLE_WEIGHT)) throw bad(t, 'a sample weight (0 to 2^32 periods)', x.weight);
+      if (!time(x.ts)) throw bad(t, 'a sample time (us)', x.ts);
+    }
+    for (const x of t.scopes) {
+      if (!time(x.ts) || !time(x.dur) || !time(x.ts + x.dur)) throw bad(t, `scope ${JSON.stringify(String(x.name).slice(0, 40))}: a time (us)`, `${x.ts} + ${x.dur}`);
+    }
+    for (const x of t.allocations ?? []) {
+      if (!(Number.isInteger(x.bytes) && x.bytes !== 0 && Math.abs(x.bytes) < MAX_ALLOCATION_BYTES)) {
+        throw bad(t, 'an allocation\'s bytes (a whole number, not 0: a free is negative)', x.bytes);
+      }
+      if (!time(x.ts)) throw bad(t, 'an allocation time (us)', x.ts);
+    }
+  }
+  return profile;
 }
 
 /**
@@ -310,10 +344,15 @@ function readFirefox(p, budget) {
     if (isObject(na) && na.length) {
       const m = na.length;
       if (!Number.isInteger(m) || m < 0) throw new TraceError(`${where}: nativeAllocations.length is not a count`);
-      for (const c of ['time', 'weight', 'stack']) {
+      // memoryAddress is optional (Firefox's own profiles may have none),
+      // but when there it is a column like the others: frees are matched
+      // to allocations by it, so a short or mistyped one is refused, never
+      // read as "no addresses".
+      const hasAddr = na.memoryAddress !== undefined && na.memoryAddress !== null;
+      for (const c of hasAddr ? ['time', 'weight', 'stack', 'memoryAddress'] : ['time', 'weight', 'stack']) {
         if (!Array.isArray(na[c]) || na[c].length < m) throw new TraceError(`${where}: nativeAllocations.length says ${m} but nativeAllocations.${c} is ${Array.isArray(na[c]) ? `${na[c].length} entries long` : 'not an array'}`);
       }
-      const addr = Array.isArray(na.memoryAddress) && na.memoryAddress.length >= m ? na.memoryAddress : null;
+      const addr = hasAddr ? na.memoryAddress : null;
       budget.charge(m * 96, 'its allocations');
       for (let i = 0; i < m; i++) {
         const t = na.time[i], w = na.weight[i], st = na.stack[i];
@@ -325,7 +364,8 @@ function readFirefox(p, budget) {
           stack = stackOf(checkIndex(st, size, `nativeAllocations.stack[${i}]`));
         }
         const a = addr ? addr[i] : null;
-        allocations.push({ ts: t * 1000, bytes: w, stack, address: isNum(a) ? a : null });
+        if (addr && !(Number.isSafeInteger(a) && a >= 0)) throw new TraceError(`${where}: nativeAllocations.memoryAddress[${i}] = ${JSON.stringify(a)?.slice(0, 40)} is not an address (a whole number, 0 or more)`);
+        allocations.push({ ts: t * 1000, bytes: w, stack, address: addr ? a : null });
       }
     }
     const tid = typeof th.tid === 'number' || typeof th.tid === 'string' ? th.tid : index;

@@ -6,7 +6,7 @@
 // only (they used to take minutes or all the memory).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -160,5 +160,71 @@ describe('folded stacks and U+2028/U+2029 (issue 12, class 8)', () => {
     const p = readProfile('main;tab  2\n');
     assert.deepEqual(p.threads[0].samples[0].stack, ['tab ']);
     assert.equal(p.threads[0].samples[0].weight, 2);
+  });
+});
+
+describe('numbers a reader hands on are finite and in range (issue 38, class 7)', () => {
+  const golden = (f) => readFileSync(join(root, 'tests/golden', f), 'utf8');
+  const refused = (text, pattern) => assert.throws(() => readProfile(Buffer.from(text)), (e) => e instanceof TraceError && pattern.test(e.message) && !e.message.includes('\n'));
+
+  test('a folded count past 2^32 periods is refused, not added up to Infinity or printed as 1e+23', () => {
+    refused('main;a 99999999999999999999999\nmain;b 1\n', /thread "main": a sample weight .* 1e\+23 is out of range/);
+    refused('main;a -3\n', /line 1 is not "frame;frame;... count"/);
+    assert.equal(readProfile('main;a 4294967296\n').threads[0].samples[0].weight, 2 ** 32);
+    // What report prints (one line, not a table of 1e+23 samples).
+    const r = report('huge.folded', 'main;a 99999999999999999999999\nmain;b 1\n');
+    assertRefused(r, /a sample weight .* is out of range/);
+  });
+
+  test('a firefox sample weight, allocation size or time out of range is refused', () => {
+    const ff = JSON.parse(golden('firefox.json'));
+    const main = ff.threads.find((t) => t.name === 'main');
+    const withWeight = structuredClone(ff);
+    const s = withWeight.threads.find((t) => t.name === 'main').samples;
+    s.weight = s.weight ? s.weight.map(() => 1e308) : Array.from({ length: s.length }, () => 1e308);
+    s.weightType = 'samples';
+    refused(JSON.stringify(withWeight), /thread "main": a sample weight .* is out of range/);
+    // Allocations: a whole non-zero number of bytes (a weight of 0 is
+    // neither an allocation nor a free), below 2^48.
+    for (const [bytes, pattern] of [[0, /allocation's bytes .* 0 is out of range/], [1e300, /allocation's bytes .* 1e\+300 is out of range/], [1.5, /allocation's bytes .* 1\.5 is out of range/]]) {
+      const heap = structuredClone(ff);
+      const t = heap.threads.find((x) => x.name === 'main');
+      t.nativeAllocations = { length: 1, time: [5001], weight: [bytes], stack: [null], memoryAddress: [4096] };
+      refused(JSON.stringify(heap), pattern);
+    }
+    assert.ok(main, 'the golden firefox trace has a thread main');
+  });
+
+  test('a chrome thread id that is not a safe integer, or a scope time past 2^53 us, is refused', () => {
+    refused(golden('chrome.json').replace(/"tid":1,/g, '"tid":1e24,'), /thread id 1e\+24 is out of range/);
+    refused(golden('chrome.json').replace('"ts":5000010,"dur":2490', '"ts":5000010,"dur":1e300'), /scope "parse": a time/);
+  });
+
+  test('a JS profile whose times overflow the trace clock is refused, not written as null', () => {
+    const profile = { reason: '', intervalMs: 10, startMs: 0, stopMs: 10, frames: [{ name: 'f', resource: -1, line: -1, column: -1 }], stacks: [[0]], samples: [[1e306, 0]], resources: [] };
+    assert.throws(() => wasmtrace.addJsProfile(Buffer.from(golden('chrome.json')), profile), (e) => e instanceof TraceError && /time out of range/.test(e.message));
+  });
+});
+
+describe('heap columns are read whole or refused (issue 38, class 11)', () => {
+  const golden = (f) => readFileSync(join(root, 'tests/golden', f), 'utf8');
+  const withAllocations = (na) => {
+    const ff = JSON.parse(golden('firefox.json'));
+    ff.threads.find((t) => t.name === 'main').nativeAllocations = { length: 2, time: [5001, 5002], weight: [64, -64], stack: [null, null], ...na };
+    return JSON.stringify(ff);
+  };
+  const refused = (text, pattern) => assert.throws(() => readProfile(Buffer.from(text)), (e) => e instanceof TraceError && pattern.test(e.message));
+
+  test('a memoryAddress column shorter than the table, or with addresses as strings, is refused by name', () => {
+    refused(withAllocations({ memoryAddress: [4096] }), /nativeAllocations.length says 2 but nativeAllocations.memoryAddress is 1 entries long/);
+    refused(withAllocations({ memoryAddress: ['4096', '4096'] }), /nativeAllocations.memoryAddress\[0\] = "4096" is not an address/);
+    refused(withAllocations({ memoryAddress: [4096, -1] }), /memoryAddress\[1\] = -1 is not an address/);
+    refused(withAllocations({ memoryAddress: { 0: 4096 } }), /memoryAddress is not an array/);
+  });
+
+  test('a whole column reads: the free matches its allocation by address; no column means no addresses', () => {
+    const main = (p) => p.threads.find((t) => t.name === 'main');
+    assert.deepEqual(main(readProfile(withAllocations({ memoryAddress: [4096, 4096] }))).allocations.map((a) => a.address), [4096, 4096]);
+    assert.deepEqual(main(readProfile(withAllocations({}))).allocations.map((a) => a.address), [null, null]);
   });
 });

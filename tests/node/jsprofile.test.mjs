@@ -288,6 +288,37 @@ describe('the workers\' profiles', () => {
     const named = addJsProfile(golden('chrome.json'), { ...PROFILE, workers: [worker({ name: 'main (JS)' }), worker({ name: 'a;b\nc' })] });
     assert.deepEqual(named.workers.map((w) => w.name), ['worker 1 (JS)', 'worker 2 (JS)']);
   });
+
+  test('a worker cannot pass for an app thread or for another worker (issue 38 class 8)', () => {
+    // A name without " (JS)" would be the app's 'main' thread a second time.
+    const r = addJsProfile(golden('chrome.json'), { ...PROFILE, workers: [worker({ name: 'main' }), worker({ name: 'decoder' })] });
+    assert.deepEqual(r.workers.map((w) => w.name), ['worker 1 (JS)', 'worker 2 (JS)']);
+    // Two workers of one name are two threads of two names.
+    for (const file of ['chrome.json', 'firefox.json', 'folded.txt']) {
+      const two = addJsProfile(golden(file), { ...PROFILE, workers: [worker(), worker()] });
+      assert.deepEqual(two.workers.map((w) => w.name), ['worker 2 (JS)', 'worker 2 #2 (JS)'], file);
+      const names = readProfile(two.bytes).threads.map((t) => t.name);
+      assert.equal(new Set(names).size, names.length, `${file}: ${names}`);
+    }
+  });
+
+  test('an app thread whose name ends in " (JS)" does not stop the import, nor is taken for it (class 8)', () => {
+    // The golden traces' thread 'main' renamed 'render (JS)' (the app named it so).
+    const renamed = {
+      'chrome.json': (t) => t.replace('"name":"main"', '"name":"render (JS)"'),
+      'firefox.json': (t) => t.replace('"name":"main"', '"name":"render (JS)"'),
+      'folded.txt': (t) => t.replace(/^main;/gm, 'render (JS);'),
+    };
+    for (const [file, rename] of Object.entries(renamed)) {
+      const text = rename(golden(file).toString('utf8'));
+      assert.ok(readProfile(Buffer.from(text)).threads.some((t) => t.name === 'render (JS)'), `${file}: the rename took`);
+      const r = addJsProfile(Buffer.from(text), { ...PROFILE, workers: [worker({ name: 'render (JS)' })] });
+      assert.equal(r.added, EXPECTED.length, `${file}: ${r.reason}`);
+      assert.deepEqual(r.workers.map((w) => w.name), ['render #2 (JS)'], file);
+      // Added once: the second time, the trace already has them.
+      assert.equal(addJsProfile(r.bytes, PROFILE).added, 0, file);
+    }
+  });
 });
 
 describe('any value as a profile', () => {
