@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalFunctionName } from './names.mjs';
-import { readProfile, realDepth } from './profile.mjs';
+import { isJsProfileThread, readProfile, realDepth } from './profile.mjs';
 import { htmlReport, printable } from './report.mjs';
 import { benjaminiHochberg, blockSe, mannWhitney, mean, pairedT, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
@@ -198,12 +198,17 @@ export function runTimes(profile, { slices = false } = {}) {
     threads.push(t.name);
     const threadKey = `thread\u0000${t.name}`;
     add(threadKey, 0, 0); // a thread that was idle throughout is still there
+    // The JS profile's threads ("main (JS)") are the browser's second view
+    // of threads the trace has: compared as their own rows, never part of
+    // the window or of a function's time over all threads.
+    const second = isJsProfileThread(t.name);
     for (const s of t.samples) {
       if (!s.stack.length) continue;
       const w = (s.weight ?? 1) * unit;
       const slice = sliced && Number.isFinite(s.ts) ? Math.min(SLICES - 1, Math.floor(((s.ts - t0) / span) * SLICES)) : 0;
-      add('window', w, slice);
       add(threadKey, w, slice);
+      if (second) continue;
+      add('window', w, slice);
       const names = stackNames(s.stack);
       if (!names) continue;
       add(names.self, w, slice);

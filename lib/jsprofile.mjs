@@ -23,14 +23,14 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
 import { canonicalFunctionName, loadNameParser } from './names.mjs';
-import { detectFormat, gridWeights } from './profile.mjs';
+import { detectFormat, gridWeights, isJsProfileThread } from './profile.mjs';
 import { TraceError } from './trace.mjs';
 
 export const JS_THREAD_NAME = 'main (JS)';
 /** The tid of the thread in chrome traces (wasmtrace's threads are slot + 1, the startup tracks 100000 + lane). */
 export const JS_THREAD_TID = 90000;
-/** A thread addJsProfile added ("main (JS)", "worker N (JS)"): the browser's view of a thread the trace has already. */
-export const isJsProfileThread = (name) => typeof name === 'string' && / \(JS\)$/.test(name);
+// isJsProfileThread (lib/profile.mjs): a thread addJsProfile added.
+export { isJsProfileThread };
 /** One of the threads addJsProfile wrote (not an app thread that happens
  * to have a name ending in " (JS)"): its name and its tid (chrome, firefox). */
 const isAddedThread = (name, tid) => isJsProfileThread(name) && Number(tid) >= JS_THREAD_TID && Number(tid) <= JS_THREAD_TID + MAX_WORKERS;

@@ -20,7 +20,7 @@
 import { gzipSync } from 'node:zlib';
 import { Function as PFunction, Label, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
 import { heapView } from './heap.mjs';
-import { MARKERS, realDepth, TraceError } from './profile.mjs';
+import { isJsProfileThread, MARKERS, realDepth, TraceError } from './profile.mjs';
 
 const STATE_OF = new Map([[MARKERS.waiting, 'waiting'], [MARKERS.partial, 'partial stack']]);
 
@@ -76,7 +76,11 @@ export function cpuPprof(profile, { thread: only } = {}) {
   const strings = new StringTable();
   const { functions, locations, idOf } = tables(strings);
   const intervalNs = profile.intervalUs > 0 ? Math.round(profile.intervalUs * 1000) : 0;
-  const threads = profile.threads.filter((t) => only === undefined || t.name === only || String(t.tid) === String(only));
+  // Without a thread asked for, the app's threads: the JS profile's
+  // ("main (JS)") are a second view of them, which pprof would add to
+  // every total (-tagfocus cannot take them out of the sums). Asked for by
+  // name, a JS thread is converted alone.
+  const threads = profile.threads.filter((t) => (only === undefined ? !isJsProfileThread(t.name) : t.name === only || String(t.tid) === String(only)));
   if (only !== undefined && !threads.length) {
     throw new TraceError(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }

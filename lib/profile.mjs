@@ -158,6 +158,11 @@ function isIdle(stack) {
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
+/** A thread the JS-profile import added ("main (JS)", "worker N (JS)",
+ * lib/jsprofile.mjs): the browser's second view of threads the trace has
+ * already, so never part of a total over "all threads". */
+export const isJsProfileThread = (name) => typeof name === 'string' && / \(JS\)$/.test(name);
+
 // ---- chrome ------------------------------------------------------------------
 
 // A sample's weight: the sampling periods it stands for. wasmtrace stamps

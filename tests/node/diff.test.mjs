@@ -367,3 +367,20 @@ describe('the Playwright helper: compare() and assertNotSlower()', () => {
     assert.throws(() => helperCompare('/nonexistent/dir', '/nonexistent/dir2'), (e) => e.code === 'diff' && /no file or directory/.test(e.message));
   });
 });
+
+describe('the JS profile\'s threads are their own rows, never in a total (issue 38, class 5)', () => {
+  test('"main (JS)" is compared as a thread but adds nothing to the window or to a function', async () => {
+    const { runTimes } = await import('../../lib/diff.mjs');
+    const { readProfile } = await import('../../lib/profile.mjs');
+    // The app's main thread busy 30 samples in parse; the browser's view of
+    // the same thread (the JS profile) saw it too, and some JS.
+    const p = readProfile('main;parse 30\nmain;(idle) 10\nmain (JS);callMain;parse 28\nmain (JS);js 5\n');
+    const { times, threads } = runTimes(p);
+    assert.deepEqual(threads, ['main', 'main (JS)']);
+    assert.equal(times.get('window'), 30);
+    assert.equal(times.get('total\u0000parse'), 30);
+    assert.equal(times.get('self\u0000js'), undefined);
+    assert.equal(times.get('thread\u0000main'), 30);
+    assert.equal(times.get('thread\u0000main (JS)'), 33);
+  });
+});

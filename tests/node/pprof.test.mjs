@@ -172,3 +172,24 @@ describe('wasmtrace convert', () => {
     return f;
   }
 });
+
+describe('the JS profile\'s threads (issue 38, class 5)', () => {
+  test('are left out of the CPU profile unless asked for by name: their time would count twice', async () => {
+    const p = readProfile('main;parse 30\nmain (JS);callMain;parse 28\nworker 1 (JS);x 4\n');
+    const sum = (prof) => prof.sample.reduce((a, s) => a + Number(s.value[0]), 0);
+    assert.equal(sum(cpuPprof(p)), 30);
+    assert.equal(sum(cpuPprof(p, { thread: 'main (JS)' })), 28);
+    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-pprof-js-'));
+    try {
+      const trace = join(dir, 't.folded');
+      writeFileSync(trace, 'main;parse 30\nmain (JS);callMain;parse 28\n');
+      const out = [];
+      const status = await main(['convert', trace, '--to', 'pprof'], { out: (l) => out.push(l), err: (l) => out.push(`ERR ${l}`) });
+      assert.equal(status, 0, out.join('\n'));
+      assert.match(out.join('\n'), /CPU profile of 1 threads/);
+      assert.match(out.join('\n'), /left out: 'main \(JS\)', the browser's view of the same threads/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
