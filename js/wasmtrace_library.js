@@ -3,7 +3,8 @@
 // so the wasmtrace worker never waits on it.
 //
 // Emscripten internals the shim relies on, and the versions each holds for
-// (tested: 3.1.6 and 3.1.69; docs/GUIDE.md lists what changed up to 4.x).
+// (tested: 3.1.6 and 3.1.69; what changed up to 6.0.8 is in docs/INTERNALS.md,
+// "Emscripten versions: the adapters").
 // Everything else the shim uses is a documented library function or Module
 // field. Keep this list and $wasmtraceInternals below up to date.
 //  - The compiled WebAssembly.Module, for its name section:

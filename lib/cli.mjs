@@ -269,8 +269,9 @@ export function limitNotes(stats, live) {
   const refused = Math.max(count(d.threadsNotRegistered), count(s.threadsRefused), count(l.threadsRefused));
   if (refused) {
     notes.push(`${refused} thread(s) were not recorded: the thread registry was full (its limit, WT_MAX_THREADS, counts ` +
-      "every thread that ran wasmtrace code in the page's life). Their samples and events are not in this trace: " +
-      'reuse threads (a pool) instead of starting one per task (docs/GUIDE.md, Limitations)');
+      'the threads that hold a record at once: a record is reused once its thread exited and no session needs it). ' +
+      'Their samples and events are not in this trace: ' +
+      'reuse threads (a pool) instead of starting one per task (docs/GUIDE.md, "Limits")');
   }
   const full = Math.max(count(d.bufferFull), count(l.samplesDroppedBufferFull));
   if (full) {
@@ -410,7 +411,7 @@ async function record(positionals, v, io) {
   const config = buildConfig(v);
   // A config that names a diagnostic server: the page is kept for
   // --duration/--wait-for even without sessions of its own, so that a tool
-  // (wasmtrace serve --once) can record it (docs/GUIDE.md, CI recipe).
+  // (wasmtrace serve --once) can record it (docs/GUIDE.md, "Live: wasmtrace serve").
   const serverPage = config?.server !== undefined;
   if (serverPage && !(config.sessions ?? []).length && v.duration === undefined && v['wait-for'] === undefined) {
     throw new UsageError('record: the config has a server and no sessions: give --duration or --wait-for (how long ' +
@@ -657,8 +658,10 @@ async function recordRepeat(positionals, v, io) {
       try {
         const p = readProfile(readFileSync(join(dir, f)));
         const name = p.session?.session ?? f;
-        const busy = p.threads.reduce((a, t) => a + threadTotals(t).busy, 0);
-        const samples = p.threads.reduce((a, t) => a + t.samples.length, 0);
+        // The app's threads: the JS profile's are a second view of them.
+        const own = p.threads.filter((t) => !isJsProfileThread(t.name));
+        const busy = own.reduce((a, t) => a + threadTotals(t).busy, 0);
+        const samples = own.reduce((a, t) => a + t.samples.length, 0);
         const busyMs = p.intervalUs ? (busy * p.intervalUs) / 1000 : busy;
         if (!perSession.has(name)) perSession.set(name, []);
         perSession.get(name).push({ busyMs, samples });
@@ -754,8 +757,12 @@ async function convert(positionals, v, io) {
     return 2;
   }
   writeFileSync(out, bytes);
-  const what = v.heap ? 'heap profile (alloc_space, inuse_space, peak_space)' : `CPU profile of ${v.thread !== undefined ? `thread '${printable(v.thread)}'` : `${profile.threads.length} threads`}`;
+  const second = v.thread === undefined && !v.heap ? profile.threads.filter((t) => isJsProfileThread(t.name)).map((t) => t.name) : [];
+  const what = v.heap ? 'heap profile (alloc_space, inuse_space, peak_space)' : `CPU profile of ${v.thread !== undefined ? `thread '${printable(v.thread)}'` : `${profile.threads.length - second.length} threads`}`;
   io.out(`pprof ${what}: ${out} (${bytes.length} bytes)`);
+  if (second.length) {
+    io.out(`  left out: ${second.map((n) => `'${printable(n)}'`).join(', ')}, the browser's view of the same threads (its time would count twice); --thread '${printable(second[0])}' converts one`);
+  }
   io.out(`open it: go tool pprof -http=: ${out}   or drop it on speedscope`);
   return 0;
 }
@@ -972,7 +979,7 @@ export function commandHelp(name) {
   const durations = c.options.some((o) => ['startup', 'interval', 'duration', 'timeout', 'load-timeout'].includes(o));
   return `usage:\n${usage.join('\n')}\n\n${helpSection(c.section)}\n\nexample:\n  ${c.example}\n` +
     (durations ? `\n${helpSection('Durations')}\n` : '') +
-    `\nwasmtrace --help lists every command; docs/GUIDE.md has the details.`;
+    `\nwasmtrace --help lists every command; docs/REFERENCE.md has every option, docs/GUIDE.md how to use them.`;
 }
 
 // Values that must be numbers: one line naming the option and the value.

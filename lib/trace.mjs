@@ -2,7 +2,7 @@
 // each thread's CPU profile from its Profile/ProfileChunk events, the way
 // DevTools and speedscope do. Used by profile.mjs (all formats) and the tests.
 //
-// Trace files are untrusted input (docs/GUIDE.md, "Reading untrusted trace
+// Trace files are untrusted input (docs/INTERNALS.md, "Reading untrusted trace
 // files"): every reader bounds what it inflates and allocates, checks every
 // index and reference before use, walks stacks iteratively with cycle
 // detection, and fails with one TraceError line instead of a crash.

@@ -13,7 +13,7 @@
 # Runs the JS fuzzers in chunks of 100,000 with successive seeds (a finding
 # prints the seed to replay: node tests/fuzz/run-readers.mjs --seed S
 # --only NAME --runs 100000). At the rates measured on a loaded 2-core box
-# (docs/GUIDE.md) 10 M executions of every fuzzer take hours: pick a
+# (docs/INTERNALS.md, "Fuzzing") 10 M executions of every fuzzer take hours: pick a
 # smaller WASMTRACE_FUZZ_RUNS for a quick check.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

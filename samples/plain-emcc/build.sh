@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Builds the plain-emcc sample with emcc alone, against an installed wasmtrace,
-# using exactly the flags docs/GUIDE.md documents ("Adding wasmtrace with
-# plain emcc"). Used by tests/browser/cli.test.mjs.
+# using exactly the flags docs/GUIDE.md documents ("Plain emcc"). Used by tests/browser/cli.test.mjs.
 #
 #   build.sh PREFIX OUT_DIR [extra emcc link flags...]
 #

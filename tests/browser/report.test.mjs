@@ -4,10 +4,12 @@
 // collect, assert); `wasmtrace report --html` turns the trace into a page,
 // which headless Chromium opens offline: it must draw a flame graph per
 // thread with the expected frames on top, zoom on click and highlight on
-// search. A screenshot is kept under test-results/.
+// search. A screenshot is kept under test-results/; with
+// WT_UPDATE_DOCS_IMAGES=1 it also replaces docs/img/report.png, the
+// README's picture (docs/INTERNALS.md, "The documentation's pictures").
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -172,6 +174,7 @@ describe('Playwright helper and HTML report', () => {
       const info = await page.$eval('section[data-thread="asset-decoder-0"] .match-info', (e) => e.textContent);
       assert.match(info, /^matches: [\d.]+ ms \(\d+\.\d%\)$/);
       await page.screenshot({ path: screenshot, fullPage: true });
+      if (process.env.WT_UPDATE_DOCS_IMAGES === '1') copyFileSync(screenshot, join(root, 'docs/img/report.png'));
       await page.fill('input[type="search"]', '');
     });
   });

@@ -1,5 +1,5 @@
-/* Limits of the runtime (docs/GUIDE.md, "Limits: sessions, threads and the
- * pthread pool"): thread records are reused once their thread exited and no
+/* Limits of the runtime (docs/GUIDE.md, "Limits"; docs/INTERNALS.md,
+ * "Limits' internals"): thread records are reused once their thread exited and no
  * session needs them, so more than WT_MAX_THREADS threads can come and go
  * while sessions sample; the threads refused at the limit are in the stats;
  * and a start past the session-id limit gets a failed record that says

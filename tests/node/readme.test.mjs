@@ -1,36 +1,56 @@
-// The README is a newcomer's first page: short, and every command, example,
-// link and figure in it real. This checks that it stays so:
-//  - it fits its budget (about 250 lines; the long text lives in docs/GUIDE.md);
+// The docs a newcomer reads: the README (what it is, a picture, a start in
+// five lines, the key numbers), docs/GUIDE.md (the user guide),
+// docs/REFERENCE.md (every key, command, option and API) and
+// docs/INTERNALS.md (how it works, the tests, the measurements). Every
+// command, example, link and figure in them must be real. This checks that
+// it stays so:
+//  - the README fits its budget (about 250 lines) and the guide its own
+//    (1,000 lines): the long text lives in REFERENCE and INTERNALS;
 //  - every link into docs/ names a file that exists, and a heading of it
-//    that exists (GitHub's anchors), and docs/GUIDE.md's table of contents
-//    lists every section of the guide;
-//  - its npm scripts are package.json's, its wasmtrace commands use options
-//    the CLI documents, the files and CMake functions it names exist, its
-//    plain-emcc link line uses the guide's flags, its JS and C examples call
-//    what the shim, the Playwright helper and the header export;
+//    that exists (GitHub's anchors), and GUIDE, REFERENCE and INTERNALS
+//    each have a contents list of their sections;
+//  - the README's npm scripts are package.json's, its wasmtrace commands use
+//    options the CLI documents, the files and CMake functions it names
+//    exist, its plain-emcc link line uses the guide's flags, its JS and C
+//    examples call what the shim, the Playwright helper and the header
+//    export, and its pictures are real PNGs;
 //  - its sample `record` output has the lines the CLI prints (no "torn",
 //    which it no longer prints);
-//  - its key numbers are docs/benchmarks.json's, to the digits shown;
-//  - the guide's config reference lists exactly the schema's keys.
+//  - its key numbers, and their targets, are docs/benchmarks.json's;
+//  - REFERENCE's config tables list exactly the schema keys, and it has a
+//    section for every command that names exactly the options the command
+//    takes, with the usage lines and the example its --help prints;
+//  - every docs/<FILE>.md#anchor and docs/<FILE>.md, "Heading" that a
+//    message or comment in lib/, js/, native/src/ or scripts/ (or cmake/,
+//    config/, CMakeLists.txt) names exists.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { COMMANDS, commandHelp } from '../../lib/cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (p) => readFileSync(join(root, p), 'utf8');
 const readme = read('README.md');
 const guide = read('docs/GUIDE.md');
+const reference = read('docs/REFERENCE.md');
+const internals = read('docs/INTERNALS.md');
 
-/** The text between a heading and the next heading of the same level. */
+/** The text from a heading to the next heading of the same or a higher
+ * level (headings inside code blocks do not count). */
 function section(doc, heading) {
   const start = doc.indexOf(`\n${heading}\n`);
   assert.ok(start >= 0, `no section '${heading}'`);
-  const level = heading.match(/^#+/)[0];
-  const next = doc.slice(start + heading.length + 2).search(new RegExp(`^${level} `, 'm'));
-  return next < 0 ? doc.slice(start) : doc.slice(start, start + heading.length + 2 + next);
+  const level = heading.match(/^#+/)[0].length;
+  const lines = doc.slice(start + 1).split('\n');
+  let fenced = false;
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i].startsWith('```')) fenced = !fenced;
+    else if (!fenced && new RegExp(`^#{1,${level}} `).test(lines[i])) return lines.slice(0, i).join('\n');
+  }
+  return lines.join('\n');
 }
 
 /** Fenced code blocks of a language ('sh', 'c', …) in a markdown text. */
@@ -54,12 +74,30 @@ test('the README fits its budget: a newcomer\'s page, about 250 lines', () => {
   const lines = readme.split('\n').length;
   assert.ok(lines <= 270, `README.md has ${lines} lines: move details into docs/GUIDE.md`);
   // Sections a newcomer looks for.
-  for (const h of ['## Try it', '## Add it to an existing Emscripten app', '## Open a trace', '## In CI', '## Key numbers', '## Limitations']) {
+  for (const h of ['## Get it', '## Add it to an existing Emscripten app', '## Try it', '## Open a trace', '## In CI', '## Key numbers', '## Limitations']) {
     assert.ok(readme.includes(`\n${h}\n`), `README: no '${h}'`);
   }
 });
 
-test('every link of the README (and of the guide) into docs/ resolves to a file and a heading', () => {
+test('the guide is a user guide a newcomer can hold: at most 1,000 lines', () => {
+  const lines = guide.trimEnd().split('\n').length;
+  assert.ok(lines <= 1000, `docs/GUIDE.md has ${lines} lines: move reference text to docs/REFERENCE.md, internals to docs/INTERNALS.md`);
+});
+
+test('the README\'s pictures are real PNGs of a readable size', () => {
+  const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+  assert.ok(images.includes('docs/img/report.png'), 'the README shows the report (docs/img/report.png)');
+  for (const image of images) {
+    const bytes = readFileSync(join(root, image));
+    // The PNG signature, then the IHDR chunk: its length (13), its type, the width and the height.
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${image}: not a PNG`);
+    assert.equal(bytes.toString('latin1', 12, 16), 'IHDR', `${image}: no IHDR chunk first`);
+    const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+    assert.ok(width >= 400 && height >= 200, `${image}: ${width}×${height} pixels, less than 400×200`);
+  }
+});
+
+test('every link of the README, the guide, the reference and the internals resolves to a file and a heading', () => {
   const check = (doc, from, base) => {
     const links = [...doc.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
     assert.ok(links.length > 0);
@@ -74,21 +112,26 @@ test('every link of the README (and of the guide) into docs/ resolves to a file 
     }
   };
   check(readme, 'README.md', root);
-  check(guide, 'docs/GUIDE.md', join(root, 'docs'));
+  for (const doc of ['GUIDE', 'REFERENCE', 'INTERNALS']) {
+    check(read(`docs/${doc}.md`), `docs/${doc}.md`, join(root, 'docs'));
+    assert.ok(readme.includes(`](docs/${doc}.md`), `the README links to docs/${doc}.md`);
+  }
   assert.ok(readme.includes('](docs/GUIDE.md#'), 'the README links into the guide');
 });
 
-test('the guide\'s table of contents lists every section of the guide', () => {
-  const toc = section(guide, '## Contents');
-  const listed = [...toc.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
-  const all = headings(guide);
-  const after = all.slice(all.findIndex((h) => h.title === 'Contents') + 1);
-  for (const a of listed) assert.ok(all.some((h) => h.anchor === a), `Contents: #${a} is no heading of the guide`);
-  // Every section (subsections may be listed too), in the guide's order.
-  const order = after.map((h) => h.anchor);
-  assert.deepEqual(listed, [...listed].sort((a, b) => order.indexOf(a) - order.indexOf(b)), 'Contents: not in the guide\'s order');
-  for (const h of after.filter((x) => x.level === 2)) assert.ok(listed.includes(h.anchor), `Contents: section '${h.title}' (#${h.anchor}) is not listed`);
-});
+for (const [name, doc] of [['guide', guide], ['reference', reference], ['internals', internals]]) {
+  test(`the ${name}'s table of contents lists every section, in order`, () => {
+    const toc = section(doc, '## Contents');
+    const listed = [...toc.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
+    const all = headings(doc);
+    const after = all.slice(all.findIndex((h) => h.title === 'Contents') + 1);
+    for (const a of listed) assert.ok(all.some((h) => h.anchor === a), `Contents: #${a} is no heading of the ${name}`);
+    // Every section (subsections may be listed too), in the document's order.
+    const order = after.map((h) => h.anchor);
+    assert.deepEqual(listed, [...listed].sort((a, b) => order.indexOf(a) - order.indexOf(b)), `Contents: not in the ${name}'s order`);
+    for (const h of after.filter((x) => x.level === 2)) assert.ok(listed.includes(h.anchor), `Contents: section '${h.title}' (#${h.anchor}) is not listed`);
+  });
+}
 
 test('the README\'s commands are real: npm scripts, CLI options, files, CMake functions, emcc flags', () => {
   const pkg = JSON.parse(read('package.json'));
@@ -180,7 +223,7 @@ test('the README\'s sample record output has the lines the CLI prints', () => {
   for (const t of ['main', 'asset-decoder-0', 'asset-decoder-1']) assert.match(sample, new RegExp(`^  ${t} +\\d+`, 'm'));
 });
 
-test('the README\'s key numbers are docs/benchmarks.json\'s, to the digits shown', () => {
+test('the README\'s key numbers and their targets are docs/benchmarks.json\'s, to the digits shown', () => {
   const figures = new Map(JSON.parse(read('docs/benchmarks.json')).map((f) => [f.name, f]));
   const table = section(readme, '## Key numbers');
   const rows = [...table.matchAll(/^\| [^|]+ \| `([\w.]+)` \| ([^|]+) \|/gm)];
@@ -202,22 +245,138 @@ test('the README\'s key numbers are docs/benchmarks.json\'s, to the digits shown
       close(m[3], f.ci95[1], `${name} (CI high)`);
     }
   }
+  // The target column is the figure's own target ("≥ 99.5 %" is ">= 99.5"),
+  // or no bound where the figure has none: a target shown beside another
+  // figure than the one it was set for reads as met when it was missed.
+  const targets = [...table.matchAll(/^\| [^|]+ \| `([\w.]+)` \| [^|]+ \| ([^|]+) \|/gm)];
+  assert.equal(targets.length, rows.length);
+  for (const [, name, cell] of targets) {
+    const want = figures.get(name).target;
+    const bound = cell.trim().match(/^([≤≥])\s*([−-]?[\d.]+)/);
+    if (!bound) {
+      assert.equal(want, null, `${name}: the README shows no target ('${cell.trim()}'), docs/benchmarks.json has ${want}`);
+      continue;
+    }
+    assert.ok(want, `${name}: the README's target ${cell.trim()} is no target of this figure in docs/benchmarks.json`);
+    const [, op, value] = want.match(/^(<=|>=)\s*(-?[\d.]+)$/) ?? [];
+    assert.equal(bound[1], op === '<=' ? '≤' : '≥', `${name}: the README's target ${cell.trim()}, docs/benchmarks.json ${want}`);
+    assert.equal(num(bound[2]), Number(value), `${name}: the README's target ${cell.trim()}, docs/benchmarks.json ${want}`);
+  }
 });
 
-test('the guide\'s config table lists exactly the schema keys of a session', () => {
+test('the reference\'s config table lists exactly the schema keys of a session', () => {
   const schema = JSON.parse(read('config/wasmtrace.schema.json'));
   const keys = [];
   for (const [k, v] of Object.entries(schema.$defs.session.properties)) {
     if (v.properties) for (const sub of Object.keys(v.properties)) keys.push(`${k}.${sub}`);
     else keys.push(k);
   }
-  const rows = [...section(guide, '## Config reference').matchAll(/^\| `([A-Za-z.]+)` \|/gm)].map((m) => m[1]);
+  const rows = [...section(reference, '## Config keys').matchAll(/^\| `([A-Za-z.]+)` \|/gm)].map((m) => m[1]);
   assert.deepEqual([...rows].filter((r) => !r.startsWith('server.')).sort(), [...keys].sort());
 });
 
-test('the guide\'s config table lists exactly the schema keys of the server object', () => {
+test('the reference\'s config table lists exactly the schema keys of the server object', () => {
   const schema = JSON.parse(read('config/wasmtrace.schema.json'));
   const keys = Object.keys(schema.properties.server.properties).map((k) => `server.${k}`);
-  const rows = [...section(guide, '## Config reference').matchAll(/^\| `(server\.[A-Za-z]+)` \|/gm)].map((m) => m[1]);
+  const rows = [...section(reference, '## Config keys').matchAll(/^\| `(server\.[A-Za-z]+)` \|/gm)].map((m) => m[1]);
   assert.deepEqual([...rows].sort(), [...keys].sort());
+});
+
+test('readme.test keeps every command and option in the reference and --help in step both ways', () => {
+  // "--name" where the text names an option, not inside a value ("--browser-arg=--js-flags=…").
+  const named = (text) => new Set([...text.matchAll(/(?<![\w=-])--([a-z][a-z-]*)/g)].map((m) => m[1]));
+  for (const [command, { options, example }] of Object.entries(COMMANDS)) {
+    const heading = `### \`wasmtrace ${command}\``;
+    assert.ok(reference.includes(`\n${heading}\n`), `docs/REFERENCE.md has no section '${heading}'`);
+    const text = section(reference, heading);
+    const help = commandHelp(command);
+    const accepted = new Set([...options, 'help']);
+    const inReference = named(text);
+    const inHelp = named(help);
+    for (const o of options) {
+      assert.ok(inReference.has(o), `docs/REFERENCE.md, wasmtrace ${command}: --${o}, an option it takes, is not named`);
+      assert.ok(inHelp.has(o), `wasmtrace help ${command}: --${o}, an option it takes, is not named`);
+    }
+    for (const o of inReference) {
+      assert.ok(accepted.has(o), `docs/REFERENCE.md, wasmtrace ${command}: --${o} is named, but ${command} does not take it`);
+    }
+    // Its options table: a row for every option it takes, and for no other.
+    const inTable = named(text.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|')[1]).join(' '));
+    assert.deepEqual([...inTable].filter((o) => o !== 'help').sort(), [...options].sort(),
+      `docs/REFERENCE.md, wasmtrace ${command}: the options table is not the options it takes`);
+    // Its usage lines (the help's first paragraph) and its example, as --help prints them.
+    for (const usage of help.split('\n\n')[0].split('\n').filter((l) => /^ {2}wasmtrace /.test(l))) {
+      const line = usage.trim().split(/ {2,}/)[0]; // without the description some lines carry
+      assert.ok(text.includes(line), `docs/REFERENCE.md, wasmtrace ${command}: no usage line '${line}'`);
+    }
+    assert.ok(text.includes(example), `docs/REFERENCE.md, wasmtrace ${command}: not the example of its help ('${example}')`);
+  }
+  // And no section for a command the CLI does not have.
+  for (const [, command] of reference.matchAll(/^### `wasmtrace (\w+)`$/gm)) {
+    assert.ok(Object.hasOwn(COMMANDS, command), `docs/REFERENCE.md documents 'wasmtrace ${command}', which is no command`);
+  }
+});
+
+/** The docs references in a source file: "docs/X.md", "docs/X.md#anchor",
+ * and "docs/X.md, "Heading"" (or ("Heading"), or 'Heading', escaped quotes
+ * included), with comments and strings that run over several lines joined. */
+function docReferences(text) {
+  const joined = text.replace(/\\?\n[ \t]*(?:\/\/+|\*+(?!\/)|#+)?[ \t]*/g, ' ');
+  return [...joined.matchAll(/docs\/([A-Za-z]+)\.md(?:#([\w-]+)|,?\s+\(?(?:\\?"([^"\\]+)\\?"|'([^']+)'))?/g)]
+    .map(([match, doc, anchor, title, quoted]) => ({ match, doc, anchor, title: title ?? quoted }));
+}
+
+/** Headings' titles as text: no markdown code spans or emphasis, single spaces. */
+const plainTitle = (title) => title.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+
+test('every docs reference in lib/, js/, native/src/ and scripts/ (and cmake/, config/) names a heading that exists', () => {
+  const files = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(join(root, dir))) {
+      const p = join(dir, name);
+      if (statSync(join(root, p)).isDirectory()) walk(p);
+      else if (/\.(mjs|js|ts|c|h|sh|py|txt|in|json|cmake)$/.test(name)) files.push(p);
+    }
+  };
+  // The user-facing messages live in the first four; CMake's and the schema's too.
+  for (const dir of ['lib', 'js', 'native/src', 'scripts', 'cmake', 'config']) walk(dir);
+  files.push('CMakeLists.txt');
+  let checked = 0;
+  for (const file of files) {
+    for (const { match, doc, anchor, title } of docReferences(read(file))) {
+      const path = `docs/${doc}.md`;
+      assert.ok(existsSync(join(root, path)), `${file}: '${match}': no file ${path}`);
+      const md = read(path);
+      if (anchor) assert.ok(anchors(md).has(anchor), `${file}: '${match}': no heading with anchor #${anchor} in ${path}`);
+      if (title) {
+        const want = plainTitle(title);
+        assert.ok(headings(md).some((h) => plainTitle(h.title).startsWith(want)), `${file}: '${match}': no heading '${want}' in ${path}`);
+      }
+      if (anchor || title) checked++;
+    }
+  }
+  // The C strings of native/ name guide sections that must keep their headings (the wasm
+  // build carries them): a few are known, so that a reader that finds none fails.
+  assert.ok(checked >= 15, `only ${checked} section references found`);
+  const native = docReferences(read('native/src/api.c')).map((r) => r.title);
+  assert.ok(native.includes('Where the memory went'), 'native/src/api.c no longer names "Where the memory went"');
+});
+
+test('the docs-reference reader finds the forms the sources use', () => {
+  const refs = docReferences([
+    '// (docs/GUIDE.md, "Reading untrusted trace',
+    '// files") and docs/INTERNALS.md#fuzzing',
+    '"see docs/GUIDE.md, \\"Where the memory went\\")",',
+    '/* docs/GUIDE.md ("Where traces are',
+    ' * written") */ docs/BENCHMARKS.md section 14',
+    "\"description\": \"… (docs/GUIDE.md, 'Where traces are written'). …\"",
+  ].join('\n'));
+  assert.deepEqual(refs.map(({ doc, anchor, title }) => [doc, anchor ?? null, title ?? null]), [
+    ['GUIDE', null, 'Reading untrusted trace files'],
+    ['INTERNALS', 'fuzzing', null],
+    ['GUIDE', null, 'Where the memory went'],
+    ['GUIDE', null, 'Where traces are written'],
+    ['BENCHMARKS', null, null],
+    ['GUIDE', null, 'Where traces are written'],
+  ]);
 });
