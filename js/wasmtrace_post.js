@@ -12,8 +12,11 @@
 // 'stopped' keeps its trace, which is a VFS file, and the VFS is JS.
 // The Emscripten internals used here are listed at the top of
 // js/wasmtrace_library.js.
-(function () {
-  if (typeof ENVIRONMENT_IS_PTHREAD !== 'undefined' && ENVIRONMENT_IS_PTHREAD) return;
+// A function declaration called only off pthread workers: they evaluate
+// this script too, and V8 compiles a declaration only when it is called
+// (a parenthesised function expression at once: see js/wasmtrace_pre.js).
+if (typeof ENVIRONMENT_IS_PTHREAD === 'undefined' || !ENVIRONMENT_IS_PTHREAD) wasmtraceShimInstall();
+function wasmtraceShimInstall() {
   // The startup timeline (js/wasmtrace_pre.js): the app script's
   // evaluation ends here (this file is the last part of it).
   var timeline = typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup ? wasmtraceStartup : null;
@@ -629,4 +632,4 @@
     }
     if (typeof appOnInit3 === 'function') return appOnInit3.apply(this, arguments);
   };
-})();
+}

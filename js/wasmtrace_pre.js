@@ -206,11 +206,16 @@ function wasmtraceJsProfiler(now) {
 // What a browser does not give (no PerformanceObserver, a cross-origin
 // resource without Timing-Allow-Origin, an entry whose times are out of
 // order) becomes a note in the timeline, saying so.
-var wasmtraceStartup = (function () {
-  if (typeof window === 'undefined' || typeof document === 'undefined' || typeof performance === 'undefined' ||
-      typeof performance.now !== 'function') {
-    return null; // a worker or Node: the page's main thread records the timeline
-  }
+//
+// A function declaration, called only on the page's main thread: a worker
+// evaluates this whole script too (every pthread worker loads it), and V8
+// compiles a parenthesised function expression at once but a declaration
+// only when it is called, so workers only pre-parse it.
+var wasmtraceStartup = typeof window === 'undefined' || typeof document === 'undefined' ||
+  typeof performance === 'undefined' || typeof performance.now !== 'function' ?
+  null : // a worker or Node: the page's main thread records the timeline
+  wasmtraceStartupTimeline();
+function wasmtraceStartupTimeline() {
   var SPAN = 1, INSTANT = 2, NOTE = 3;
   var MAX_PENDING = 512, MAX_RESOURCES = 64, MAX_DEPS = 64;
   var pending = [];
@@ -534,4 +539,4 @@ var wasmtraceStartup = (function () {
     // this label instead of "worker N").
     nameNextWorker: function (label) { nextWorkerLabel = String(label); },
   };
-})();
+}
