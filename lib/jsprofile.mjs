@@ -20,11 +20,11 @@
 // weighs 10). Only samples in the session's window are added: from its
 // start (or from the first phase of its startup timeline, which a session
 // started before main() carries) to its stop.
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { basename } from 'node:path';
 import { canonicalFunctionName, loadNameParser } from './names.mjs';
 import { detectFormat, gridWeights, isJsProfileThread } from './profile.mjs';
-import { TraceError } from './trace.mjs';
+import { decompress, TraceError } from './trace.mjs';
 
 export const JS_THREAD_NAME = 'main (JS)';
 /** The tid of the thread in chrome traces (wasmtrace's threads are slot + 1, the startup tracks 100000 + lane). */
@@ -354,7 +354,8 @@ export function addJsProfile(traceBytes, profile, { wasmBytes = null, wasmModule
   }
   const raw = Buffer.from(traceBytes);
   const gz = raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b;
-  const text = (gz ? gunzipSync(raw) : raw).toString('utf8');
+  // Inflated as every reader inflates: within the readers' size limit.
+  const text = decompress(raw).toString('utf8');
   const format = detectFormat(text);
   let out;
   let counts;

@@ -228,3 +228,17 @@ describe('heap columns are read whole or refused (issue 38, class 11)', () => {
     assert.deepEqual(main(readProfile(withAllocations({}))).allocations.map((a) => a.address), [null, null]);
   });
 });
+
+describe('the JS-profile import inflates within the readers\' limit (issue 38, class 2)', () => {
+  test('a gzip bomb given as the trace is refused at the limit, not inflated', () => {
+    const profile = { reason: '', intervalMs: 10, startMs: 0, stopMs: 10, frames: [], stacks: [], samples: [], resources: [] };
+    const env = process.env.WASMTRACE_MAX_TRACE_MB;
+    process.env.WASMTRACE_MAX_TRACE_MB = '1';
+    try {
+      assert.throws(() => wasmtrace.addJsProfile(gzipBomb(2), profile), (e) => e instanceof TraceError && /inflates past 1 MiB/.test(e.message));
+    } finally {
+      if (env === undefined) delete process.env.WASMTRACE_MAX_TRACE_MB;
+      else process.env.WASMTRACE_MAX_TRACE_MB = env;
+    }
+  });
+});
