@@ -188,18 +188,19 @@ export interface DiffRow {
   new: number;
   /** new - base, with its 95 % interval. */
   diff: number;
-  lo: number;
-  hi: number;
+  /** The difference's 95 % interval (null when not tested: no statistics are computed for such rows). */
+  lo: number | null;
+  hi: number | null;
   /** The change in % of base (null when base is 0). */
   pct: number | null;
-  /** Welch's p; q: Benjamini-Hochberg adjusted (null when not tested). */
-  p: number;
+  /** Welch's p (null when not tested); q: Benjamini-Hochberg adjusted (null when not tested). */
+  p: number | null;
   q: number | null;
   /** The practical floor this row's difference must pass. */
   floor: number;
   /** False for times under minShare of the window on both sides. */
   tested: boolean;
-  /** The Mann-Whitney U test's p, for comparison (null with one run a side). */
+  /** The Mann-Whitney U test's p, for comparison (null with one run a side, or when not tested). */
   pMannWhitney: number | null;
   /** untested: under minShare of the window on both sides, or below the threshold on both. */
   verdict: 'slower' | 'faster' | 'same' | 'undecided' | 'untested';

@@ -160,7 +160,18 @@ const SLICES = 20;
  * threads; names with clone suffixes merged), and with `slices` each of
  * them per slice of the run's time.
  */
+// A run with more distinct functions than this is refused: diff keeps a
+// self and a total time per function and run, and tests every row large
+// enough to matter; 10^6 functions a run took minutes and gigabytes for a
+// table nobody reads (an app has thousands). WASMTRACE_DIFF_MAX_FUNCTIONS
+// raises it.
+const maxFunctions = () => {
+  const v = Number(process.env.WASMTRACE_DIFF_MAX_FUNCTIONS);
+  return Number.isSafeInteger(v) && v > 0 ? v : 200_000;
+};
+
 export function runTimes(profile, { slices = false } = {}) {
+  const limit = 2 * maxFunctions() + 1 + profile.threads.length; // self + total per function, the window, the threads
   const unit = profile.intervalUs ? profile.intervalUs / 1000 : 1;
   const times = new Map(); // key -> total
   const sliced = slices ? new Map() : null; // key -> Float64Array(SLICES)
@@ -170,7 +181,11 @@ export function runTimes(profile, { slices = false } = {}) {
   }
   const span = t1 > t0 ? t1 - t0 : 1;
   const add = (key, v, slice) => {
-    times.set(key, (times.get(key) ?? 0) + v);
+    const had = times.get(key);
+    if (had === undefined && times.size >= limit) {
+      throw new DiffError(`a run has more than ${maxFunctions()} distinct functions: diff compares at most that many (raise WASMTRACE_DIFF_MAX_FUNCTIONS if the trace is yours)`);
+    }
+    times.set(key, (had ?? 0) + v);
     if (sliced) {
       let a = sliced.get(key);
       if (!a) sliced.set(key, (a = new Float64Array(SLICES)));
@@ -307,6 +322,17 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
     const a = vals('base', key), b = vals('new', key);
     const ma = mean(a), mb = mean(b);
     const floor = floorOf(ma);
+    // Below the floor on both sides, no difference can reach it: not tested,
+    // and no statistics computed (a trace of 10^6 functions has almost
+    // only such rows: their tests took minutes).
+    const tested = Math.max(ma, mb) >= Math.max(floor, smallest) && Math.max(ma, mb) > 0;
+    if (!tested) {
+      rows.push({
+        kind, name, key, base: ma, new: mb, diff: mb - ma, lo: null, hi: null, p: null,
+        pct: ma > 0 ? (100 * (mb - ma)) / ma : null, floor, tested, pMannWhitney: null, baseRuns: a, newRuns: b,
+      });
+      continue;
+    }
     let test;
     if (single) {
       const seOf = (side) => {
@@ -326,9 +352,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
     }
     rows.push({
       kind, name, key, base: ma, new: mb, diff: test.diff, lo: test.lo, hi: test.hi, p: test.p,
-      pct: ma > 0 ? (100 * test.diff) / ma : null, floor,
-      // Below the floor on both sides, no difference can reach it: not tested.
-      tested: Math.max(ma, mb) >= Math.max(floor, smallest) && Math.max(ma, mb) > 0,
+      pct: ma > 0 ? (100 * test.diff) / ma : null, floor, tested,
       pMannWhitney: single ? null : mannWhitney(a, b).p,
       baseRuns: a, newRuns: b,
     });
@@ -389,6 +413,8 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
 
 const KIND_TEXT = { window: 'window', thread: 'thread', self: 'self', total: 'total' };
 const signed = (x, d = 1) => `${x >= 0 ? '+' : ''}${x.toFixed(d)}`;
+// A row's interval; an untested row has none (no statistics were computed).
+const interval = (r) => (r.lo === null || r.hi === null ? '[not tested]' : `[${signed(r.lo)}, ${signed(r.hi)}]`);
 
 function rowCells(r, unit) {
   const u = unit === 'ms' ? ' ms' : '';
@@ -398,7 +424,7 @@ function rowCells(r, unit) {
     printable(r.name), // no terminal control sequence, no CR overdrawing a row
     `${r.base.toFixed(1)}${u}`,
     `${r.new.toFixed(1)}${u}`,
-    `${signed(r.diff)}${u} [${signed(r.lo)}, ${signed(r.hi)}]`,
+    `${signed(r.diff)}${u} ${interval(r)}`,
     r.pct === null ? '' : `${signed(r.pct)} %`,
     r.q === null ? '' : r.q < 0.001 ? '<0.001' : r.q.toFixed(3),
     r.verdict === 'undecided' && r.runsNeeded ? `~${r.runsNeeded} runs a side` : '',
@@ -414,7 +440,7 @@ function summaryLines(res) {
     `${res.tested} times of ${res.minShare} % of the window or more tested at a false discovery rate of ${res.q}; threshold ${[res.threshold.pct ? `${res.threshold.pct} %` : '', res.threshold.ms ? `${res.threshold.ms} ms` : ''].filter(Boolean).join(' and ') || 'none'})`);
   lines.push(`  slower ${count('slower')}, faster ${count('faster')}, same ${count('same')}, undecided ${count('undecided')}` +
     `; uncorrected (p <= 0.05 on each alone) ${res.uncorrected}`);
-  if (res.window) lines.push(`  window (busy time, all threads): ${res.window.base.toFixed(1)} -> ${res.window.new.toFixed(1)} ${res.unit}, ${signed(res.window.diff)} [${signed(res.window.lo)}, ${signed(res.window.hi)}] (${res.window.verdict})`);
+  if (res.window) lines.push(`  window (busy time, all threads): ${res.window.base.toFixed(1)} -> ${res.window.new.toFixed(1)} ${res.unit}, ${signed(res.window.diff)} ${interval(res.window)} (${res.window.verdict})`);
   if (res.paired) lines.push(`  paired: base run i against new run i (${res.runs.base} pairs, recorded in turns): drift a pair shares cancels`);
   if (res.single) lines.push('  one run on a side: the intervals cover the sampling noise within the runs (20 slices of each), not the spread between runs: record more runs (record --repeat N)');
   if (res.mixedIntervals) lines.push(`  sampling intervals differ (${res.intervals.join(', ')} us): compared in ms`);

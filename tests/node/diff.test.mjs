@@ -384,3 +384,25 @@ describe('the JS profile\'s threads are their own rows, never in a total (issue 
     assert.equal(times.get('thread\u0000main (JS)'), 33);
   });
 });
+
+describe('a run with too many distinct functions is refused, named (issue 38, class 2)', () => {
+  test('past WASMTRACE_DIFF_MAX_FUNCTIONS: one DiffError; under it, compared; untested rows carry no statistics', async () => {
+    const { readProfile } = await import('../../lib/profile.mjs');
+    const run = (n, k) => ({ file: `r${k}`, profile: readProfile(`${Array.from({ length: n }, (_, i) => `main;f${i} ${1 + ((i + k) % 3)}`).join('\n')}\nmain;hot 5000\n`) });
+    const env = process.env.WASMTRACE_DIFF_MAX_FUNCTIONS;
+    process.env.WASMTRACE_DIFF_MAX_FUNCTIONS = '100';
+    try {
+      assert.throws(() => compare([run(150, 0), run(150, 1)], [run(150, 2), run(150, 3)]),
+        (e) => e instanceof DiffError && /a run has more than 100 distinct functions/.test(e.message));
+      const res = compare([run(50, 0), run(50, 1)], [run(50, 2), run(50, 3)]);
+      const untested = res.rows.filter((r) => !r.tested);
+      assert.ok(untested.length >= 50, `${untested.length} untested rows`);
+      for (const r of untested) assert.deepEqual([r.lo, r.hi, r.p, r.verdict], [null, null, null, 'untested']);
+      assert.ok(res.rows.some((r) => r.tested && r.name === 'hot' && Number.isFinite(r.lo)));
+      assert.doesNotThrow(() => textDiff(res));
+    } finally {
+      if (env === undefined) delete process.env.WASMTRACE_DIFF_MAX_FUNCTIONS;
+      else process.env.WASMTRACE_DIFF_MAX_FUNCTIONS = env;
+    }
+  });
+});
