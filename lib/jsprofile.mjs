@@ -82,7 +82,9 @@ export function readJsProfile(profile, { wasmFunctionAt = null, wasmNameAt = nul
   }
   const intervalMs = isNum(profile.intervalMs) && profile.intervalMs > 0 ? profile.intervalMs : 10;
   const urls = resources.map((r) => (typeof r === 'string' ? r : ''));
-  const outFrames = frames.map((f, i) => {
+  // Index loops, not map(): map() skips the holes of a sparse array (a
+  // hole is a missing frame or sample, refused like any other bad entry).
+  const outFrames = Array.from({ length: frames.length }, (_, i) => frames[i]).map((f, i) => {
     if (!isObject(f)) throw new TraceError(`the JS profile's frame ${i} is not an object`);
     const url = Number.isInteger(f.resource) && f.resource >= 0 && f.resource < urls.length ? urls[f.resource] : '';
     const file = url ? basename(url.split(/[?#]/)[0]) : '';
@@ -133,6 +135,9 @@ export function readJsProfile(profile, { wasmFunctionAt = null, wasmNameAt = nul
       if (!Array.isArray(s) || !Number.isInteger(s[0]) || s[0] < 0 || s[0] >= outFrames.length) {
         throw new TraceError(`the JS profile's stack ${at} is not [frame, parent?] with a known frame`);
       }
+      if (s[1] !== undefined && s[1] !== null && !Number.isInteger(s[1])) {
+        throw new TraceError(`the JS profile's stack ${at} has a parent that is not a stack index: ${JSON.stringify(s[1]).slice(0, 40)}`);
+      }
       chain.push(at);
       at = s[1];
     }
@@ -147,7 +152,7 @@ export function readJsProfile(profile, { wasmFunctionAt = null, wasmNameAt = nul
     return resolved[id];
   };
   let last = -Infinity;
-  const outSamples = samples.map((x, i) => {
+  const outSamples = Array.from({ length: samples.length }, (_, i) => samples[i]).map((x, i) => {
     if (!Array.isArray(x) || !isNum(x[0])) throw new TraceError(`the JS profile's sample ${i} is not [time, stack?]`);
     const ts = (x[0] + offsetMs) * 1000;
     // A time the trace's readers take back (lib/profile.mjs: within 2^53 us).

@@ -127,9 +127,15 @@ export function heapPprof(profile, { thread: only } = {}) {
   const view = heapView(profile); // throws TraceError with the reason when there is no heap
   const strings = new StringTable();
   const { functions, locations, idOf } = tables(strings);
+  // --thread picks a thread by name or tid, as for CPU profiles.
+  const picked = only === undefined ? null
+    : new Set(profile.threads.filter((t) => t.name === only || String(t.tid) === String(only)).map((t) => t.name));
+  if (picked && !picked.size) {
+    throw new TraceError(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
+  }
   const rows = new Map(); // thread \0 stack -> { thread, stack, values }
   const add = (thread, stack, k, bytes) => {
-    if (only !== undefined && thread !== only) return;
+    if (picked && !picked.has(thread)) return;
     const key = `${thread}\u0000${stack.join('\u0001')}`;
     let r = rows.get(key);
     if (!r) rows.set(key, (r = { thread, stack, values: [0, 0, 0] }));
@@ -138,7 +144,10 @@ export function heapPprof(profile, { thread: only } = {}) {
   for (const t of profile.threads) for (const a of t.allocations ?? []) if (a.bytes > 0) add(t.name, a.stack, 0, a.bytes);
   for (const b of view.blocks.live) add(b.thread, b.stack, 1, b.bytes);
   for (const b of view.blocks.peak) add(b.thread, b.stack, 2, b.bytes);
-  if (!rows.size) throw new TraceError(`no sampled allocation on a thread named '${only}'`);
+  if (!rows.size) {
+    throw new TraceError(only === undefined ? 'no sampled allocation in this trace'
+      : `no sampled allocation on thread '${only}' (tid ${profile.threads.find((t) => picked.has(t.name))?.tid})`);
+  }
   const tidOf = new Map(profile.threads.map((t) => [t.name, t.tid]));
   const samples = [...rows.values()].map((r) => {
     const n = r.stack.length ? r.stack.length : 0;

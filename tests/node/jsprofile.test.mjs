@@ -360,3 +360,24 @@ describe('any value as a profile', () => {
     assert.ok(seen.refused > 20 && seen.added > 5, JSON.stringify(seen));
   });
 });
+
+describe('malformed profiles the order of samples used to decide (issue 38, class 12)', () => {
+  const reads = (p) => () => readJsProfile(p);
+  test('a sparse samples or frames array is refused at its hole, not skipped', () => {
+    const samples = [...PROFILE.samples];
+    delete samples[2];
+    assert.throws(reads({ ...PROFILE, samples }), /sample 2 is not \[time, stack\?\]/);
+    const frames = [...PROFILE.frames];
+    delete frames[3];
+    assert.throws(reads({ ...PROFILE, frames }), /frame 3 is not an object/);
+  });
+
+  test('a parent given as a string is refused whichever sample comes first', () => {
+    const stacks = PROFILE.stacks.map((s) => [...s]);
+    stacks[1] = [1, '0'];
+    // Stack 0 resolved first (a sample on it), or not: the same answer.
+    for (const samples of [[[5000, 0], [5001, 1]], [[5001, 1], [5002, 0]]]) {
+      assert.throws(reads({ ...PROFILE, stacks, samples }), /stack 1 has a parent that is not a stack index: "0"/);
+    }
+  });
+});

@@ -127,6 +127,16 @@ describe('heapPprof', () => {
     assert.deepEqual(at('temp'), [5700, 700, 5000]);
   });
 
+  test('--thread picks a thread by name or by tid, as for CPU; a missing one is named (issue 38 class 12)', () => {
+    const two = { ...profile, threads: [...profile.threads, { tid: 7, name: 'worker', samples: [], scopes: [], allocations: [a(5, 300, ['w', 'buf'], 64)] }] };
+    const leaves = (p) => decoded(toPprof(two, { kind: 'heap', thread: p })).samples.map((x) => x.stack[0]).sort();
+    assert.deepEqual(leaves('worker'), ['buf']);
+    assert.deepEqual(leaves('7'), ['buf'], 'by tid');
+    assert.deepEqual(leaves(1), ['keep', 'temp'], 'by tid');
+    assert.throws(() => heapPprof(two, { thread: 'nope' }), /no thread named 'nope' \(threads: main, worker\)/);
+    assert.throws(() => heapPprof(two, { thread: 'nope' }), (e) => !/undefined/.test(e.message));
+  });
+
   test('a trace without heap samples says how to record one', () => {
     const cpu = { ...profile, stats: {}, threads: [{ ...profile.threads[0], allocations: [] }] };
     assert.throws(() => heapPprof(cpu), /no heap samples in this trace: record with a session config "heap"/);
