@@ -33,7 +33,7 @@ def _source_hash():
   # and this file (their flags): a changed source (a new package, or a
   # checkout) builds them again.
   h = hashlib.sha256()
-  for p in sorted(glob.glob(os.path.join(ROOT, 'native', '**', '*.[ch]'), recursive=True) +
+  for p in sorted(glob.glob(os.path.join(glob.escape(ROOT), 'native', '**', '*.[ch]'), recursive=True) +
                   [os.path.join(ROOT, 'native', 'src', 'hot-path.txt'), os.path.abspath(__file__)]):
     h.update(p[len(ROOT):].encode())
     with open(p, 'rb') as f:
@@ -68,7 +68,7 @@ NATIVE = os.path.join(ROOT, 'native')
 # The firefox and folded encoders are an opt-in archive (formats=1), as in
 # CMakeLists.txt.
 FORMAT_SOURCES = ['encoder_firefox.c', 'encoder_folded.c']
-SOURCES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NATIVE, 'src', '*.c'))
+SOURCES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(glob.escape(NATIVE), 'src', '*.c'))
                  if os.path.basename(p) not in ['platform_host.c', 'heap_shim.c', 'heap_grow.c'] + FORMAT_SOURCES)
 ZLIB_SOURCES = ['adler32.c', 'crc32.c', 'deflate.c', 'trees.c', 'zutil.c']
 # The per-call, per-tick and per-byte sources, built at -O2 into a second
@@ -77,12 +77,17 @@ with open(os.path.join(NATIVE, 'src', 'hot-path.txt')) as f:
   HOT = [l.strip() for l in f if l.strip() and not l.startswith('#')]
 
 
+# A package path may hold glob characters ('[', '*'): paths are escaped
+# before their patterns are added (an unescaped '[' matched no source and
+# built an empty library).
 def handle_options(options, error_handler):
   for name, value in options.items():
     if name == 'instrument' and value not in INSTRUMENT:
       error_handler(f'instrument={value}: expected one of {", ".join(INSTRUMENT)}')
+      continue  # (the handler normally exits; if it returns, the value is not kept)
     if name in ('heap', 'server', 'formats') and value not in ('0', '1'):
       error_handler(f'{name}={value}: expected 0 or 1')
+      continue
     opts[name] = value
 
 
@@ -97,7 +102,7 @@ def _find(env, pattern, marker):
   if os.environ.get(env):
     return os.environ[env]
   for root in (_deps_dir(), os.path.join(ROOT, '.deps')):
-    for d in sorted(glob.glob(os.path.join(root, pattern))):
+    for d in sorted(glob.glob(os.path.join(glob.escape(root), pattern))):
       if os.path.isfile(os.path.join(d, marker)):
         return d
   return None
