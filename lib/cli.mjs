@@ -701,8 +701,9 @@ function report(positionals, v, io) {
   try {
     profile = readProfile(readFileSync(file), { format: v.format });
   } catch (e) {
-    io.err(`wasmtrace report: cannot read ${file}: ${e.message}`);
-    return 1;
+    // Bad input, as every command says it: one line, exit status 2.
+    io.err(`wasmtrace report: cannot read ${printable(file)}: ${String(e.message).split('\n')[0]}`);
+    return 2;
   }
   const top = v.top !== undefined ? Number(v.top) : 10;
   if (v.heap) {
@@ -710,8 +711,8 @@ function report(positionals, v, io) {
     try {
       view = heapView(profile);
     } catch (e) {
-      io.err(`wasmtrace report: ${file}: ${e.message}`);
-      return 1;
+      io.err(`wasmtrace report: ${printable(file)}: ${String(e.message).split('\n')[0]}`);
+      return 2;
     }
     io.out(textHeapReport(view, { top, title: `wasmtrace report --heap: ${file}` }));
     if (v.folded) {

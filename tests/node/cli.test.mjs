@@ -189,9 +189,9 @@ describe('wasmtrace report', () => {
     assert.equal(data.threads[0].total, 5);
   });
 
-  test('a file that is no trace exits with status 1 and says why', async () => {
+  test('a file that is no trace exits with status 2 (bad input) and says why', async () => {
     const r = await run('report', join(root, 'package.json'));
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 2);
     assert.match(r.err, /cannot read .*package\.json: not a trace/);
   });
 });

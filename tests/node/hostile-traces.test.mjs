@@ -32,11 +32,11 @@ function report(name, content, { nodeArgs = [], args = [] } = {}) {
   return { file, status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-// Refused: exit status 1 and exactly one line on stderr, naming the problem.
+// Refused: exit status 2 (bad input) and exactly one line on stderr, naming the problem.
 function assertRefused(r, pattern) {
   const detail = `status ${r.status}, signal ${r.signal}, stderr:\n${r.stderr.slice(0, 2000)}`;
   assert.equal(r.signal, null, `report was killed (hang or crash): ${detail}`);
-  assert.equal(r.status, 1, detail);
+  assert.equal(r.status, 2, detail);
   const lines = r.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line expected: ${detail}`);
   assert.match(lines[0], new RegExp(`^wasmtrace report: cannot read ${r.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
