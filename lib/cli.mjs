@@ -1002,7 +1002,13 @@ function checkValues(v) {
  * Runs the command line `argv` (without node and script). Resolves with the
  * exit status. io.out / io.err take one line each (default: the console).
  */
-export async function main(argv, io = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
+export async function main(argv, io0 = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
+  // Nothing the CLI prints may drive the terminal: every line goes out with
+  // its control characters escaped (printable), but for its line breaks and
+  // tabs. Each message escapes the names it prints already; this is the
+  // net under a message that forgot (a value echoed in an error).
+  const safe = (write) => (l) => write(String(l).split('\n').map((x) => x.split('\t').map(printable).join('\t')).join('\n'));
+  const io = { ...io0, out: safe(io0.out), err: safe(io0.err) };
   const usage = (message, command) => {
     io.err(`wasmtrace${command ? ` ${command}` : ''}: ${message} (${command ? `wasmtrace help ${command}` : 'wasmtrace --help'})`);
     return 2;
