@@ -163,3 +163,27 @@ describe('report --folded', () => {
     assert.equal(existsSync(join(tmp, 'x.folded')), false);
   });
 });
+
+describe('the heap view within the process\'s memory (issue 38, class 2)', () => {
+  test('a heap too large to replay in this process is refused with one line, not an out-of-memory abort', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const heap = fileURLToPath(new URL('../../lib/heap.mjs', import.meta.url));
+    // 1.3 M allocations and frees in a node of 200 MiB of heap: the replay
+    // would need ~600 MiB (it aborted the process: exit 134, 4.6 GB for 10^7).
+    const script = `import { heapView } from ${JSON.stringify(heap)};
+const stacks = Array.from({ length: 100 }, (_, i) => ['main', 'site' + i]);
+const allocations = [];
+for (let i = 0; i < 1e6; i++) {
+  allocations.push({ ts: i, bytes: 64, stack: stacks[i % 100], address: 4096 + 16 * i });
+  if (i % 3 === 0) allocations.push({ ts: i + 0.5, bytes: -64, stack: [], address: 4096 + 16 * i });
+}
+try {
+  heapView({ format: 'firefox', intervalUs: 1000, stats: { heap: { sampleBytes: 4096 } }, threads: [{ tid: 1, name: 'main', samples: [], scopes: [], allocations }] });
+  console.log('read');
+} catch (e) { console.log(e.name + ': ' + e.message); }`;
+    const r = spawnSync(process.execPath, ['--max-old-space-size=200', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120000 });
+    assert.equal(r.status, 0, `killed or aborted: ${r.signal} ${r.stderr.slice(-400)}`);
+    assert.match(r.stdout, /^TraceError: trace needs more JS heap to read \(the heap view of its 1333334 allocations and frees\)/);
+  });
+});
