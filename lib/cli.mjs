@@ -101,6 +101,10 @@ report: prints the top functions by self and total time of each thread.
     --folded <file>          with --heap: also write the stacks live at the
                              heap's peak as folded stacks weighted by bytes
                              (a memory flame graph for speedscope, inferno)
+    --alloc-wrapper <name>   with --heap: one more allocation wrapper to see
+                             past (repeatable); a site is the first frame
+                             past malloc-like wrappers (names ending in
+                             "alloc", operator new)
     --format <name>          read the file as chrome, firefox or folded
                              (default: told by its content)
 
@@ -709,7 +713,7 @@ function report(positionals, v, io) {
   if (v.heap) {
     let view;
     try {
-      view = heapView(profile);
+      view = heapView(profile, { wrappers: v['alloc-wrapper'] ?? [] });
     } catch (e) {
       io.err(`wasmtrace report: ${printable(file)}: ${String(e.message).split('\n')[0]}`);
       return 2;
@@ -723,6 +727,7 @@ function report(positionals, v, io) {
     return 0;
   }
   if (v.folded) throw new UsageError('report: --folded goes with --heap (a CPU trace in folded form: record with "format": "folded")');
+  if (v['alloc-wrapper']) throw new UsageError('report: --alloc-wrapper goes with --heap');
   io.out(textReport(profile, { top, thread: v.thread, title: `wasmtrace report: ${file}` }));
   const notes = limitNotes(profile.stats);
   if (notes.length) {
@@ -910,6 +915,7 @@ const OPTIONS = {
   thread: { type: 'string' },
   heap: { type: 'boolean' },
   folded: { type: 'string' },
+  'alloc-wrapper': { type: 'string', multiple: true },
   // diff
   base: { type: 'string', multiple: true },
   new: { type: 'string', multiple: true },
@@ -944,7 +950,7 @@ export const COMMANDS = {
       'browser-path', 'browser-arg', 'port', 'no-js-profile', 'quiet', 'top', 'repeat'],
     section: 'record', example: 'wasmtrace record build/web --startup 5s --out traces',
   },
-  report: { options: ['html', 'top', 'thread', 'heap', 'folded', 'format'], section: 'report',
+  report: { options: ['html', 'top', 'thread', 'heap', 'folded', 'alloc-wrapper', 'format'], section: 'report',
     example: 'wasmtrace report traces/startup.json.gz --top 20 --html startup.html' },
   diff: { options: ['base', 'new', 'threshold', 'top', 'markdown', 'json', 'html', 'fail-on-undecided', 'min-share', 'session', 'paired'],
     section: 'diff', example: 'wasmtrace diff base-runs/ new-runs/ --markdown diff.md' },

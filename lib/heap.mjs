@@ -62,10 +62,36 @@ export function heapNote(profile) {
 
 const isPseudo = (name) => name.startsWith('(') && name.endsWith(')');
 
-/** The allocation site of a stack: its innermost named frame. */
-export function siteOf(stack) {
-  for (let i = stack.length - 1; i >= 0; i--) if (!isPseudo(stack[i])) return stack[i];
-  return '(no stack)';
+/**
+ * An allocation wrapper: a function that allocates for its caller, so that
+ * every allocation made through it would have it as its site (Lua's
+ * l_alloc, sqlite3Malloc, xmalloc, C++'s operator new, an arena's
+ * pool_alloc). The rule: the name (without a C++ parameter list, leading
+ * or trailing underscores and digits, any case) is `operator new` /
+ * `operator new[]` or ends in "alloc" (malloc, calloc, realloc, l_alloc,
+ * luaM_malloc_, g_malloc0 ...); `extra` names more, exactly.
+ */
+export function isAllocationWrapper(name, extra = null) {
+  if (typeof name !== 'string') return false;
+  if (extra && extra.has(name)) return true;
+  const bare = name.replace(/\(.*$/s, '').replace(/^_+|[_\d]+$/g, '').trim().toLowerCase();
+  return bare === 'operator new' || bare === 'operator new[]' || /alloc$/.test(bare);
+}
+
+/**
+ * The allocation site of a stack: its innermost named frame that is not an
+ * allocation wrapper (isAllocationWrapper), or, when every named frame is
+ * one, the innermost named frame. The full stack stays in the blocks (and
+ * in pprof and the folded output).
+ */
+export function siteOf(stack, extra = null) {
+  let innermost = null;
+  for (let i = stack.length - 1; i >= 0; i--) {
+    if (isPseudo(stack[i])) continue;
+    innermost ??= stack[i];
+    if (!isAllocationWrapper(stack[i], extra)) return stack[i];
+  }
+  return innermost ?? '(no stack)';
 }
 
 /**
@@ -79,7 +105,9 @@ export function siteOf(stack) {
  *   peak or at stop, bytes its estimate)
  */
 const HEAP_VIEW_BYTES_PER_EVENT = 450;
-export function heapView(profile) {
+export function heapView(profile, { wrappers = [] } = {}) {
+  const extra = new Set(wrappers);
+  const skipped = new Set(); // the wrappers a site went past
   const heapStats = profile.stats?.heap ?? profile.session?.heap ?? null;
   const interval = Number.isFinite(heapStats?.sampleBytes) ? heapStats.sampleBytes : null;
   // The replay's copies (an event per allocation and free, and the live
@@ -103,10 +131,17 @@ export function heapView(profile) {
   // Replay in time order (stable: a thread's own order for equal times).
   events.sort((x, y) => x.ts - y.ts);
   const sites = new Map();
+  const siteOfStack = new Map(); // a stack array (shared by equal stacks) -> its site
   const siteFor = (e) => {
-    const key = `${e.thread}\u0000${siteOf(e.stack)}`;
+    let site = siteOfStack.get(e.stack);
+    if (site === undefined) {
+      site = siteOf(e.stack, extra);
+      for (let i = e.stack.length - 1; i >= 0 && e.stack[i] !== site; i--) if (!isPseudo(e.stack[i])) skipped.add(e.stack[i]);
+      siteOfStack.set(e.stack, site);
+    }
+    const key = `${e.thread}\u0000${site}`;
     let s = sites.get(key);
-    if (!s) sites.set(key, (s = { site: siteOf(e.stack), thread: e.thread, peak: 0, peakVar: 0, live: 0, liveVar: 0, allocated: 0, allocatedVar: 0, count: 0 }));
+    if (!s) sites.set(key, (s = { site, thread: e.thread, peak: 0, peakVar: 0, live: 0, liveVar: 0, allocated: 0, allocatedVar: 0, count: 0 }));
     return s;
   };
   // Two passes: the first finds the peak (the allocation after which the
@@ -163,7 +198,7 @@ export function heapView(profile) {
   return {
     interval, threads: new Set(events.map((e) => e.thread)).size, allocations, frees,
     peak, live: liveTotal, allocated: allocatedTotal,
-    sites: [...sites.values()], stats: heapStats,
+    sites: [...sites.values()], stats: heapStats, wrappers: [...skipped].sort(),
     blocks: { peak: [...atPeak.values()], live: [...live.values()] },
   };
 }
@@ -208,6 +243,10 @@ export function textHeapReport(view, { top = 10, title = 'wasmtrace heap report'
     const d = st.dropped;
     const lost = (d.queueFull ?? 0) + (d.setFull ?? 0);
     if (lost || d.freesLost) lines.push(`dropped: ${lost} samples (queue full ${d.queueFull ?? 0}, address set full ${d.setFull ?? 0}), ${d.freesLost ?? 0} frees lost (their blocks stay live here)`);
+  }
+  if (view.wrappers?.length) {
+    const shown = view.wrappers.slice(0, 8).map(printable).join(', ');
+    lines.push(`sites: the first frame past allocation wrappers (${shown}${view.wrappers.length > 8 ? `, ... ${view.wrappers.length} in all` : ''}); --alloc-wrapper NAME names more`);
   }
   if (st?.withoutThread?.allocations) lines.push(`not attributed: ${st.withoutThread.allocations} sampled allocations (${formatBytes(st.withoutThread.bytes ?? 0)}) on threads without a wasmtrace record`);
   const table = (heading, key, total) => {

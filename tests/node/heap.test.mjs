@@ -187,3 +187,55 @@ try {
     assert.match(r.stdout, /^TraceError: trace needs more JS heap to read \(the heap view of its 1333334 allocations and frees\)/);
   });
 });
+
+describe('sites past allocation wrappers (issue 38, heap)', () => {
+  const a = (ts, bytes, stack, address) => ({ ts, bytes, stack, address });
+  // Lua-like: every allocation goes through l_alloc <- luaM_malloc_; the
+  // real sites are luaH_new and luaS_newlstr. A C++ one through operator new.
+  const wrapped = (site) => ['main', 'lua_pcall', site, 'luaM_malloc_', 'l_alloc'];
+  const profile = {
+    format: 'firefox', intervalUs: 1000, stats: { heap: { sampleBytes: 1 } },
+    threads: [{
+      tid: 1, name: 'main', samples: [], scopes: [],
+      allocations: [
+        a(1, 600, wrapped('luaH_new'), 16), a(2, 400, wrapped('luaS_newlstr'), 32), a(3, 100, wrapped('luaS_newlstr'), 48),
+        a(4, 50, ['main', 'Parser::node()', 'operator new(unsigned long)'], 64),
+        a(5, 30, ['l_alloc'], 80), // only wrappers: the innermost named frame
+      ],
+    }],
+  };
+
+  test('the rule: names ending in "alloc" and operator new, whatever the decoration; extra names exactly', async () => {
+    const { isAllocationWrapper } = await import('../../lib/heap.mjs');
+    for (const n of ['malloc', 'calloc', 'realloc', 'l_alloc', 'luaM_malloc_', 'luaM_realloc_', 'sqlite3Malloc', 'xmalloc', '__libc_malloc', 'pool_alloc2', 'operator new(unsigned long)', 'operator new[](unsigned long)']) {
+      assert.ok(isAllocationWrapper(n), n);
+    }
+    for (const n of ['main', 'luaH_new', 'realloc_buffer', 'allocate_table', 'Parser::node()', '(partial stack)']) assert.ok(!isAllocationWrapper(n), n);
+    assert.ok(isAllocationWrapper('my_new', new Set(['my_new'])));
+  });
+
+  test('a site is the first frame past the wrappers; the report names them; the stacks stay whole', () => {
+    const view = heapView(profile);
+    const bySite = Object.fromEntries(view.sites.map((s) => [s.site, s.allocated]));
+    assert.deepEqual(bySite, { luaH_new: 600, luaS_newlstr: 500, 'Parser::node()': 50, l_alloc: 30 });
+    assert.deepEqual(view.wrappers, ['l_alloc', 'luaM_malloc_', 'operator new(unsigned long)']);
+    assert.deepEqual(view.blocks.peak.find((b) => b.bytes === 600).stack, wrapped('luaH_new'));
+    assert.match(textHeapReport(view), /sites: the first frame past allocation wrappers \(l_alloc, luaM_malloc_, operator new\(unsigned long\)\); --alloc-wrapper NAME names more/);
+    // One more, named: luaS_newlstr's callers... here the site moves to lua_pcall.
+    const more = heapView(profile, { wrappers: ['luaS_newlstr'] });
+    assert.equal(more.sites.find((s) => s.site === 'lua_pcall').allocated, 500);
+  });
+
+  test('report --alloc-wrapper takes names, and only with --heap', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-wrappers-'));
+    try {
+      const file = join(dir, 'x.json');
+      writeFileSync(file, '{}');
+      const err = [];
+      const status = await main(['report', file, '--alloc-wrapper', 'x'], { out: () => {}, err: (l) => err.push(l) });
+      assert.equal(status, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
