@@ -243,6 +243,12 @@ export function textHeapReport(view, { top = 10, title = 'wasmtrace heap report'
     const d = st.dropped;
     const lost = (d.queueFull ?? 0) + (d.setFull ?? 0);
     if (lost || d.freesLost) lines.push(`dropped: ${lost} samples (queue full ${d.queueFull ?? 0}, address set full ${d.setFull ?? 0}), ${d.freesLost ?? 0} frees lost (their blocks stay live here)`);
+    // The intervals cover the sampling's own spread, not what was dropped:
+    // say so, so that "± 1 B" in exact mode is not read as exact.
+    if (lost) {
+      lines.push(`not exact: the figures below leave out what the ${lost} dropped samples held (at least ${formatBytes(lost * (view.interval ?? 1))}), ` +
+        `which their intervals do not cover${view.interval === 1 ? ' (sampleBytes 1 is exact only while the address set has room: 65,536 sampled blocks live at once)' : ''}`);
+    }
   }
   if (view.wrappers?.length) {
     const shown = view.wrappers.slice(0, 8).map(printable).join(', ');

@@ -239,3 +239,18 @@ describe('sites past allocation wrappers (issue 38, heap)', () => {
     }
   });
 });
+
+describe('dropped samples make the report say it is not exact (issue 38, heap)', () => {
+  test('exact mode with the address set full: "not exact", with what the intervals leave out', () => {
+    const profile = {
+      format: 'firefox', intervalUs: 1000,
+      stats: { heap: { sampleBytes: 1, dropped: { queueFull: 0, setFull: 130000, freesLost: 0 } } },
+      threads: [{ tid: 1, name: 'main', samples: [], scopes: [], allocations: [{ ts: 1, bytes: 64, stack: ['main', 'f'], address: 16 }] }],
+    };
+    const text = textHeapReport(heapView(profile));
+    assert.match(text, /dropped: 130000 samples \(queue full 0, address set full 130000\)/);
+    assert.match(text, /not exact: the figures below leave out what the 130000 dropped samples held \(at least 127 KiB\), which their intervals do not cover \(sampleBytes 1 is exact only while the address set has room/);
+    const clean = textHeapReport(heapView({ ...profile, stats: { heap: { sampleBytes: 1 } } }));
+    assert.doesNotMatch(clean, /not exact/);
+  });
+});
