@@ -121,21 +121,21 @@ function fn(text, name) {
 const leaf = (path) => path.split('.').pop();
 
 test("`wasmtrace record`'s summary prints the counters listed for it, and reads no unlisted one", () => {
-  const cli = read('lib/cli.mjs');
+  const cli = read('lib/commands/record.mjs');
   const summary = fn(cli, 'summarizeSession') + fn(cli, 'limitNotes');
   // The live stats (st, l), and the progress lines (s.stats).
   const used = new Set([...cli.matchAll(/\b(?:st|l|s\.stats)\.(\w+)/g)].map((m) => m[1]));
   for (const s of list.stats.filter((c) => c.shown & SHOWN.WT_SHOWN_RECORD)) {
-    assert.ok(used.has(s.js), `lib/cli.mjs: the record summary does not print ${s.js}`);
+    assert.ok(used.has(s.js), `lib/commands/record.mjs: the record summary does not print ${s.js}`);
   }
   const known = new Set(list.stats.map((s) => s.js));
   for (const name of [...summary.matchAll(/\b(?:st|l)\.(\w+)/g)].map((m) => m[1])) {
-    assert.ok(known.has(name), `lib/cli.mjs reads stats().${name}, which stats_list.h does not list`);
+    assert.ok(known.has(name), `lib/commands/record.mjs reads stats().${name}, which stats_list.h does not list`);
   }
 });
 
 test('`wasmtrace report` prints the trace fields listed for it, and reads no unlisted one', () => {
-  const cli = read('lib/cli.mjs');
+  const cli = read('lib/commands/record.mjs');
   const report = fn(read('lib/report.mjs'), 'describeDrops') + fn(cli, 'limitNotes');
   const used = new Set([...report.matchAll(/\b(?:s|d)\.(\w+)/g)].map((m) => m[1]));
   const entries = [...list.stats, ...list.trace].filter((c) => c.trace);

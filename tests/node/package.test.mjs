@@ -23,6 +23,8 @@ const REQUIRED = [
   'README.md',
   'bin/wasmtrace.mjs',
   'lib/cli.mjs',
+  'lib/commands/record.mjs',
+  'lib/commands/common.mjs',
   'lib/index.mjs',
   'lib/index.d.ts',
   'lib/profile.mjs',
@@ -58,7 +60,7 @@ const REQUIRED = [
   // The supported and tested Emscripten versions (CMakeLists.txt and `wasmtrace flags` read it).
   'cmake/emscripten-versions.txt',
 ];
-const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
+const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/(commands/)?[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
   '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt|cmake/emscripten-versions\\.txt)$');
 
 test('npm pack contains everything a user needs', () => {

@@ -215,7 +215,7 @@ test('the README\'s sample record output has the lines the CLI prints', () => {
   const lines = sample.trimEnd().split('\n');
   assert.match(lines[0], /^session 'startup': stopped, chrome trace out\/startup\.json\.gz \([\d.]+ KiB\)$/);
   // The phrases come from the CLI's summary code, so they change together.
-  const cli = ['lib/cli.mjs', 'lib/report.mjs'].map(read).join('\n');
+  const cli = ['lib/cli.mjs', 'lib/commands/record.mjs', 'lib/report.mjs'].map(read).join('\n');
   for (const phrase of ['threads, ', 'samples (', 'dropped', 'partial stack', 'ticks missed', 'top self functions (running)', 'after navigation start', 'stop() took']) {
     assert.ok(sample.includes(phrase), `sample output: no '${phrase}'`);
     assert.ok(cli.includes(phrase.replace(/\(\)/, '()')), `the CLI's sources never print '${phrase}'`);
