@@ -53,8 +53,10 @@ describe('wasmtrace convert --to pprof, opened in speedscope', () => {
   test('one thread: speedscope\'s top self functions are report\'s, to the millisecond', async (t) => {
     const rep = await wasmtrace('report', trace, '--thread', 'main', '--top', '5');
     assert.equal(rep.status, 0, rep.all);
+    // Up to five: the main thread's self time is in four to six functions,
+    // the smallest a few ms, which a run may not sample at all.
     const top = reportTop(rep.stdout, 'main');
-    assert.equal(top.length, 5, rep.stdout);
+    assert.ok(top.length >= 3 && top.length <= 5, rep.stdout);
     const c = await wasmtrace('convert', trace, '--to', 'pprof', '--thread', 'main', '-o', join(dir, 'main.pb.gz'));
     assert.equal(c.status, 0, c.all);
     const ss = await importWithSpeedscope(readFileSync(join(dir, 'main.pb.gz')), { fileName: 'main.pb.gz' });
@@ -63,12 +65,12 @@ describe('wasmtrace convert --to pprof, opened in speedscope', () => {
     assert.equal(ss.profiles.length, 1);
     const [p] = ss.profiles;
     assert.equal(p.unit, 'nanoseconds');
-    // The same five with the same time, in the same order (functions with
+    // The same ones with the same time, in the same order (functions with
     // equal time may be listed in either order).
     const ms = (ns) => Math.round(ns / 1e5) / 10;
     const theirs = new Map(p.selfWeights.map(([name, ns]) => [name, ms(ns)]));
     for (const r of top) assert.equal(theirs.get(r.name), r.ms, `${r.name} in speedscope`);
-    assert.deepEqual(p.selfWeights.slice(0, 5).map(([, ns]) => ms(ns)), top.map((r) => r.ms));
+    assert.deepEqual(p.selfWeights.slice(0, top.length).map(([, ns]) => ms(ns)), top.map((r) => r.ms));
   });
 
   test('every thread: speedscope\'s self time per function is the sum of every app thread\'s table', async () => {
