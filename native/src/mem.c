@@ -8,7 +8,7 @@
 
 #include "platform.h"
 
-_Thread_local int wt_i_heap_own;
+_Thread_local volatile int wt_i_heap_own;
 
 /* wasmtrace's own blocks are never sampled by the heap shim (heap.h). */
 #define OWN(call) (wt_i_heap_own++, own_result = (call), wt_i_heap_own--, own_result)
