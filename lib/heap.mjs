@@ -17,7 +17,8 @@ import { HeapBudget, TraceError } from './trace.mjs';
 
 /** The bytes n that a sampled allocation of weight w stands for at interval I. */
 export function sizeOfWeight(w, interval) {
-  if (!(interval > 0) || !(w > 0)) return w;
+  // Interval 1 samples every allocation at its own size (native/src/heap.c).
+  if (!(interval > 1) || !(w > 0)) return w;
   const weightOf = (n) => n / -Math.expm1(-n / interval);
   if (w <= interval) return Math.min(w, 1); // below I: a 1-byte allocation weighs ~I
   let lo = 0, hi = w;
@@ -31,7 +32,7 @@ export function sizeOfWeight(w, interval) {
 
 /** Variance of one sampled allocation's weight as an estimate of its bytes. */
 export function weightVariance(w, interval) {
-  if (!(interval > 0)) return 0;
+  if (!(interval > 1)) return 0;
   const n = sizeOfWeight(w, interval);
   const p = -Math.expm1(-n / interval);
   return w * w * (1 - p);
@@ -229,6 +230,19 @@ export function formatBytes(n) {
   return `${Math.round(n)} B`;
 }
 
+/**
+ * What accuracy to expect at a sampling interval I. A site of B bytes in
+ * blocks much smaller than I is seen through ~B/I samples (a Poisson
+ * count), so its estimate's relative standard deviation is sqrt(I/B):
+ * within +-10 % at 95 % from B = (1.96 / 0.1)^2 I = ~384 I; blocks larger
+ * than I are sampled almost surely (nearly exact). A site with no sampled
+ * block may still hold up to I ln 20 = ~3 I (95 %: e^(-B/I) >= 5 %).
+ */
+export function accuracyLine(interval) {
+  return `accuracy: ±10 % (95 %) from ~${formatBytes(384 * interval)} at a site in blocks smaller than ${formatBytes(interval)}, ` +
+    `±30 % from ~${formatBytes(43 * interval)}; larger blocks are nearly exact; a site not listed may hold up to ~${formatBytes(3 * interval)}`;
+}
+
 const pm = (v) => (1.96 * Math.sqrt(v) >= 1 ? ` ± ${formatBytes(1.96 * Math.sqrt(v))}` : '');
 
 /** The text of `wasmtrace report --heap`. */
@@ -244,12 +258,25 @@ export function textHeapReport(view, { top = 10, title = 'wasmtrace heap report'
     const lost = (d.queueFull ?? 0) + (d.setFull ?? 0);
     if (lost || d.freesLost) lines.push(`dropped: ${lost} samples (queue full ${d.queueFull ?? 0}, address set full ${d.setFull ?? 0}), ${d.freesLost ?? 0} frees lost (their blocks stay live here)`);
     // The intervals cover the sampling's own spread, not what was dropped:
-    // say so, so that "± 1 B" in exact mode is not read as exact.
+    // say so, and by how much, so that "± 1 B" in exact mode is not read as
+    // exact (the shim counts the bytes its dropped samples stood for).
     if (lost) {
-      lines.push(`not exact: the figures below leave out what the ${lost} dropped samples held (at least ${formatBytes(lost * (view.interval ?? 1))}), ` +
-        `which their intervals do not cover${view.interval === 1 ? ' (sampleBytes 1 is exact only while the address set has room: 65,536 sampled blocks live at once)' : ''}`);
+      const by = Number.isFinite(d.bytes) && d.bytes > 0
+        ? `up to ${formatBytes(d.bytes)} (what the dropped samples stood for)`
+        : `at least ${formatBytes(lost * (view.interval ?? 1))}`;
+      lines.push(`not exact: each figure below may be low by ${by}, beyond its interval ` +
+        '(the shim\'s queue was full, or the heap rule kept its address set from growing)');
     }
   }
+  // Sampled but not in the trace: the session's event buffer was full
+  // (its own totals, kept as counters, still hold every sample).
+  const missing = (st && Number.isFinite(st.allocations) ? st.allocations - view.allocations : 0) +
+    (st && Number.isFinite(st.frees) ? st.frees - view.frees : 0);
+  if (missing > 0) {
+    lines.push(`not complete: ${missing} sampled allocations and frees are not in the trace (the session's buffer was full: raise maxBufferKB); ` +
+      `the tables below lack them; the session's own totals: ~${formatBytes(st.peakBytes ?? 0)} live at the peak, ~${formatBytes(st.liveBytes ?? 0)} at stop`);
+  }
+  if (view.interval > 1) lines.push(accuracyLine(view.interval));
   if (view.wrappers?.length) {
     const shown = view.wrappers.slice(0, 8).map(printable).join(', ');
     lines.push(`sites: the first frame past allocation wrappers (${shown}${view.wrappers.length > 8 ? `, ... ${view.wrappers.length} in all` : ''}); --alloc-wrapper NAME names more`);

@@ -22,8 +22,8 @@ static _Thread_local uint64_t rng;
 
 static _Atomic uint32_t interval_now;
 static _Atomic int linked, unavailable;
-static _Atomic uint64_t n_sampled, n_frees, n_queue_full, n_set_full, n_frees_lost, n_no_thread,
-    n_no_thread_bytes, n_realloc_failed;
+static _Atomic uint64_t n_sampled, n_frees, n_queue_full, n_set_full, n_dropped_bytes, n_frees_lost,
+    n_no_thread, n_no_thread_bytes, n_realloc_failed;
 
 /* ---- the address set ------------------------------------------------------ *
  * Open addressing, linear probing over at most WT_HEAP_PROBES slots. A key
@@ -43,22 +43,26 @@ typedef struct set_slot {
   double ts_us;
 } set_slot;
 
-static set_slot *_Atomic set;
+/* The tables, newest last; `ntables` of them are published. Table k has
+ * WT_HEAP_SET << k slots. */
+static set_slot *_Atomic tables[WT_HEAP_SET_TABLES];
+static _Atomic uint32_t ntables;
 static wt_heap_entry *_Atomic queue;
 static _Atomic uint32_t enqueue_pos;
 static uint32_t dequeue_pos; /* the worker's */
 
 /* Fibonacci hashing: the product's high bits mix every bit of the address
  * (its low bits would not: blocks a power of two apart would collide). */
-static uint32_t hash_addr(uint32_t a) { return ((a >> 3) * 2654435761u) >> 16; }
+static uint32_t hash_addr(uint32_t a, uint32_t bits) { return ((a >> 3) * 2654435761u) >> (32 - bits); }
 
-static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot, double ts, uint32_t pos) {
-  uint32_t h = hash_addr(addr);
+static int table_insert(set_slot *t, uint32_t k, uint32_t addr, uint32_t bytes, uint16_t slot, double ts,
+                        uint32_t pos) {
+  uint32_t mask = (WT_HEAP_SET << k) - 1, h = hash_addr(addr, 16 + k);
   for (uint32_t i = 0; i < WT_HEAP_PROBES; i++) {
-    set_slot *s = &t[(h + i) & (WT_HEAP_SET - 1)];
-    uint32_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
-    if (k != KEY_EMPTY && k != KEY_GONE) continue;
-    if (!atomic_compare_exchange_strong_explicit(&s->key, &k, KEY_BUSY, memory_order_acquire,
+    set_slot *s = &t[(h + i) & mask];
+    uint32_t key = atomic_load_explicit(&s->key, memory_order_relaxed);
+    if (key != KEY_EMPTY && key != KEY_GONE) continue;
+    if (!atomic_compare_exchange_strong_explicit(&s->key, &key, KEY_BUSY, memory_order_acquire,
                                                  memory_order_relaxed))
       continue;
     s->bytes = bytes;
@@ -73,14 +77,23 @@ static int set_insert(set_slot *t, uint32_t addr, uint32_t bytes, uint16_t slot,
   return 0;
 }
 
-/* Removes addr; 1 with its values if it was there. */
-static int set_remove(set_slot *t, uint32_t addr, set_slot *out) {
-  uint32_t h = hash_addr(addr);
+/* Into the newest table with room (an older one may have room where the
+ * newest's probes are all taken). */
+static int set_insert(uint32_t addr, uint32_t bytes, uint16_t slot, double ts, uint32_t pos) {
+  for (uint32_t k = atomic_load_explicit(&ntables, memory_order_acquire); k-- > 0;) {
+    set_slot *t = atomic_load_explicit(&tables[k], memory_order_acquire);
+    if (table_insert(t, k, addr, bytes, slot, ts, pos)) return 1;
+  }
+  return 0;
+}
+
+static int table_remove(set_slot *t, uint32_t k, uint32_t addr, set_slot *out) {
+  uint32_t mask = (WT_HEAP_SET << k) - 1, h = hash_addr(addr, 16 + k);
   for (uint32_t i = 0; i < WT_HEAP_PROBES; i++) {
-    set_slot *s = &t[(h + i) & (WT_HEAP_SET - 1)];
-    uint32_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-    if (k == KEY_EMPTY) return 0;
-    if (k != addr) continue;
+    set_slot *s = &t[(h + i) & mask];
+    uint32_t key = atomic_load_explicit(&s->key, memory_order_acquire);
+    if (key == KEY_EMPTY) return 0;
+    if (key != addr) continue;
     out->bytes = s->bytes;
     out->slot = s->slot;
     out->ts_us = s->ts_us;
@@ -90,6 +103,17 @@ static int set_remove(set_slot *t, uint32_t addr, set_slot *out) {
     _Atomic uint16_t *f = atomic_load_explicit(&wt_i_heap_filter, memory_order_relaxed);
     atomic_fetch_sub_explicit(&f[WT_I_HEAP_FILTER_INDEX(addr)], 1, memory_order_relaxed);
     return 1;
+  }
+  return 0;
+}
+
+/* Removes addr from whichever table holds it (at most one: a block enters
+ * once, and leaves before its address can be reused); 1 with its values
+ * if it was there. */
+static int set_remove(uint32_t addr, set_slot *out) {
+  for (uint32_t k = atomic_load_explicit(&ntables, memory_order_acquire); k-- > 0;) {
+    set_slot *t = atomic_load_explicit(&tables[k], memory_order_acquire);
+    if (table_remove(t, k, addr, out)) return 1;
   }
   return 0;
 }
@@ -147,12 +171,14 @@ static double uniform(void) {
 }
 
 static int64_t draw(uint32_t interval) {
+  /* 1: every allocation (of at least a byte) takes the countdown below zero. */
+  if (interval == 1) return 0;
   double x = -log(uniform()) * (double)interval;
   return x < 1 ? 1 : x > 4e15 ? (int64_t)4e15 : (int64_t)x;
 }
 
 uint32_t wt_heap_weight(uint64_t n, uint32_t interval) {
-  if (!interval || !n) return (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
+  if (interval <= 1 || !n) return (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
   double p = -expm1(-(double)n / (double)interval);
   double w = p > 0 ? (double)n / p : (double)interval;
   return w >= 4294967295.0 ? UINT32_MAX : (uint32_t)(w + 0.5);
@@ -179,8 +205,7 @@ static uint16_t own_stack(wt_thread *t, uint32_t *out, uint8_t *truncated) {
 
 static void sample(void *p, size_t n, uint32_t interval) {
   wt_heap_entry *q = atomic_load_explicit(&queue, memory_order_acquire);
-  set_slot *t = atomic_load_explicit(&set, memory_order_acquire);
-  if (!q || !t) return;
+  if (!q) return;
   uint32_t weight = wt_heap_weight(n, interval);
   wt_thread *self = wt_i_tls_self;
   if (!self) {
@@ -192,13 +217,15 @@ static void sample(void *p, size_t n, uint32_t interval) {
   wt_heap_entry *e = queue_reserve(q, &pos);
   if (!e) {
     atomic_fetch_add_explicit(&n_queue_full, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_dropped_bytes, weight, memory_order_relaxed);
     return;
   }
   double ts = wt_platform_now_us();
   uint16_t slot = (uint16_t)self->slot;
   /* In the set before it is published; p is the caller's until we return. */
-  if (!set_insert(t, (uint32_t)(uintptr_t)p, weight, slot, ts, pos)) {
+  if (!set_insert((uint32_t)(uintptr_t)p, weight, slot, ts, pos)) {
     atomic_fetch_add_explicit(&n_set_full, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_dropped_bytes, weight, memory_order_relaxed);
     e->kind = WT_HEAP_SKIP;
     queue_publish(e, pos);
     return;
@@ -235,10 +262,8 @@ void wt_heap_on_alloc(void *p, size_t n) {
 }
 
 int wt_heap_on_free(void *p) {
-  set_slot *t = atomic_load_explicit(&set, memory_order_acquire);
-  if (!p || !t) return 0;
   set_slot v;
-  if (!set_remove(t, (uint32_t)(uintptr_t)p, &v)) return 0;
+  if (!p || !set_remove((uint32_t)(uintptr_t)p, &v)) return 0;
   atomic_fetch_sub_explicit(&wt_i_heap_tracked, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&n_frees, 1, memory_order_relaxed);
   wt_heap_entry *q = atomic_load_explicit(&queue, memory_order_acquire);
@@ -326,8 +351,12 @@ static int ensure_buffers(void) {
                                                memory_order_acquire))
     wt_mem_free(f);
   set_slot *no_set = NULL;
-  if (!atomic_compare_exchange_strong_explicit(&set, &no_set, t, memory_order_acq_rel, memory_order_acquire))
+  if (!atomic_compare_exchange_strong_explicit(&tables[0], &no_set, t, memory_order_acq_rel, memory_order_acquire))
     wt_mem_free(t);
+  /* Whichever thread got here first, the first table is there: counted
+   * before the queue that makes it reachable is published. */
+  uint32_t none = 0;
+  atomic_compare_exchange_strong_explicit(&ntables, &none, 1, memory_order_acq_rel, memory_order_relaxed);
   wt_heap_entry *no_queue = NULL;
   if (!atomic_compare_exchange_strong_explicit(&queue, &no_queue, q, memory_order_acq_rel, memory_order_acquire))
     wt_mem_free(q);
@@ -363,6 +392,20 @@ int wt_heap_request(uint32_t interval) {
   return 1;
 }
 
+int wt_heap_grow(void) {
+  uint32_t n = atomic_load_explicit(&ntables, memory_order_acquire);
+  if (!n || n >= WT_HEAP_SET_TABLES) return 0;
+  uint64_t slots = (uint64_t)WT_HEAP_SET * ((UINT64_C(1) << n) - 1);
+  if ((uint64_t)atomic_load_explicit(&wt_i_heap_tracked, memory_order_relaxed) * 2 < slots) return 0;
+  /* Refused under the heap rule, it is asked again on the next drain: the
+   * samples the full set drops meanwhile are counted (setFull). */
+  set_slot *t = wt_mem_calloc((size_t)WT_HEAP_SET << n, sizeof *t);
+  if (!t) return 0;
+  atomic_store_explicit(&tables[n], t, memory_order_release);
+  atomic_store_explicit(&ntables, n + 1, memory_order_release);
+  return 1;
+}
+
 uint32_t wt_heap_drain_position(void) { return dequeue_pos; }
 
 size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx) {
@@ -389,6 +432,9 @@ void wt_heap_counts_get(wt_heap_counts *out) {
   out->frees = atomic_load_explicit(&n_frees, memory_order_relaxed);
   out->queue_full = atomic_load_explicit(&n_queue_full, memory_order_relaxed);
   out->set_full = atomic_load_explicit(&n_set_full, memory_order_relaxed);
+  out->dropped_bytes = atomic_load_explicit(&n_dropped_bytes, memory_order_relaxed);
+  out->set_tables = atomic_load_explicit(&ntables, memory_order_acquire);
+  out->set_slots = (uint64_t)WT_HEAP_SET * ((UINT64_C(1) << out->set_tables) - 1);
   out->frees_lost = atomic_load_explicit(&n_frees_lost, memory_order_relaxed) +
                     atomic_load_explicit(&n_realloc_failed, memory_order_relaxed);
   out->no_thread = atomic_load_explicit(&n_no_thread, memory_order_relaxed);
@@ -400,11 +446,13 @@ void wt_heap_reset_for_testing(void) {
   atomic_store_explicit(&interval_now, 0, memory_order_relaxed);
   dequeue_pos = 0;
   atomic_store_explicit(&enqueue_pos, 0, memory_order_relaxed);
-  wt_mem_free(atomic_exchange_explicit(&set, NULL, memory_order_relaxed));
+  uint32_t n = atomic_exchange_explicit(&ntables, 0, memory_order_relaxed);
+  for (uint32_t k = 0; k < n; k++) wt_mem_free(atomic_exchange_explicit(&tables[k], NULL, memory_order_relaxed));
   wt_mem_free(atomic_exchange_explicit(&queue, NULL, memory_order_relaxed));
   wt_mem_free((void *)atomic_exchange_explicit(&wt_i_heap_filter, NULL, memory_order_relaxed));
-  _Atomic uint64_t *const counts[] = {&n_sampled,   &n_frees,     &n_queue_full,      &n_set_full,
-                                      &n_frees_lost, &n_no_thread, &n_no_thread_bytes, &n_realloc_failed};
+  _Atomic uint64_t *const counts[] = {&n_sampled,    &n_frees,         &n_queue_full, &n_set_full,
+                                      &n_dropped_bytes, &n_frees_lost, &n_no_thread, &n_no_thread_bytes,
+                                      &n_realloc_failed};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) atomic_store_explicit(counts[i], 0, memory_order_relaxed);
   atomic_store_explicit(&wt_i_heap_tracked, 0, memory_order_relaxed);
   atomic_store_explicit(&unavailable, 0, memory_order_relaxed);

@@ -17,9 +17,16 @@
  * A sampled allocation copies its own thread's shadow stack (no unwinding:
  * the owner reads its own frames) into a bounded multi-producer queue that
  * the worker alone drains (wt_heap_drain), and puts its address into a
- * bounded lock-free address set, so that a free on any thread finds it
- * (behind a counting filter: a free of a block that was not sampled costs
- * one load).
+ * lock-free address set, so that a free on any thread finds it (behind a
+ * counting filter: a free of a block that was not sampled costs one load).
+ * The set is a list of tables, each twice the size of the one before: an
+ * insert takes the newest table with room, a free looks in each; the
+ * worker adds the next table (within the heap rule, mem.h) once the blocks
+ * followed fill half of those there are (wt_heap_grow), so that
+ * "sampleBytes": 1, which samples every allocation at its own size, stays
+ * exact past the first table's 65,536 blocks. Tables are never taken back:
+ * a free on another thread may be reading one (they hold nothing once
+ * their blocks are freed, and are counted in wasmtrace's bytes).
  * Nothing here waits or takes a lock: a full queue or set drops the sample
  * and counts it. Order: an allocation takes its queue position before its
  * address enters the set, and a free leaves the set before it takes its
@@ -41,7 +48,8 @@
 
 #define WT_HEAP_DEPTH 64           /* frames kept per sampled allocation (the outermost) */
 #define WT_HEAP_QUEUE 2048         /* entries between the app threads and the worker (power of two) */
-#define WT_HEAP_SET (1u << 16)     /* live sampled addresses at once (power of two) */
+#define WT_HEAP_SET (1u << 16)     /* the address set's first table: slots (power of two) */
+#define WT_HEAP_SET_TABLES 8       /* its tables at most, each twice the one before (64 Ki .. 8 Mi slots) */
 #define WT_HEAP_PROBES 32          /* slots an insert or a lookup looks at */
 #define WT_HEAP_IDLE_REARM 65536   /* bytes between checks while no session samples the heap */
 #define WT_HEAP_FILTER (1u << 16)  /* counters of the free path's filter (power of two) */
@@ -75,6 +83,9 @@ typedef struct wt_heap_counts {
   uint64_t sampled, frees;  /* allocations sampled, their frees seen */
   uint64_t queue_full;      /* samples dropped: the queue was full */
   uint64_t set_full;        /* samples dropped: the address set was full */
+  uint64_t dropped_bytes;   /* the estimated bytes of those dropped samples */
+  uint32_t set_tables;      /* the address set's tables now */
+  uint64_t set_slots;       /* and their slots */
   uint64_t frees_lost;      /* frees of sampled blocks not queued: they stay live in traces */
   uint64_t no_thread, no_thread_bytes; /* sampled before the thread's record existed */
   uint64_t tracked;         /* sampled blocks live now */
@@ -159,7 +170,13 @@ uint32_t wt_heap_drain_position(void);
 
 void wt_heap_counts_get(wt_heap_counts *out);
 
-/* The unbiased weight of a sampled allocation of n bytes at `interval`. */
+/* The worker's check after a drain: adds the address set's next table when
+ * the blocks followed fill half of its slots (and the heap rule grants
+ * it). Returns 1 if it added one. Worker only. */
+int wt_heap_grow(void);
+
+/* The unbiased weight of a sampled allocation of n bytes at `interval`
+ * (interval 1: every allocation is sampled, and weighs n). */
 uint32_t wt_heap_weight(uint64_t n, uint32_t interval);
 
 /* Frees the queue and the set and forgets every count: tests only, with no

@@ -277,6 +277,13 @@ static void write_heap_stats(const wt_encode_view *v, wt_json *j) {
   wt_json_u64(j, c.set_full);
   wt_json_lit(j, ",\"freesLost\":");
   wt_json_u64(j, c.frees_lost);
+  /* What the dropped samples stood for: the readers widen their intervals by it. */
+  wt_json_lit(j, ",\"bytes\":");
+  wt_json_u64(j, c.dropped_bytes);
+  wt_json_lit(j, "},\"addressSet\":{\"tables\":");
+  wt_json_u64(j, c.set_tables);
+  wt_json_lit(j, ",\"slots\":");
+  wt_json_u64(j, c.set_slots);
   wt_json_lit(j, "},\"withoutThread\":{\"allocations\":");
   wt_json_u64(j, c.no_thread);
   wt_json_lit(j, ",\"bytes\":");

@@ -220,6 +220,8 @@ static void heap_phase(int nsessions, uint32_t was) {
   }
   if (want != was) wt_heap_set_interval(want, was);
   wt_heap_drain(heap_dispatch, &nsessions);
+  /* The address set grows while the shim's blocks fill it (heap.h). */
+  if (want) wt_heap_grow();
 }
 
 /* ---- adopt and stop ---------------------------------------------------------- */

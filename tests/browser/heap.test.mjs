@@ -53,7 +53,7 @@ for (const { allocator, dir } of BUILDS) describe(`${allocator}: a session sampl
     const h = profile.stats.heap;
     assert.equal(h.linked, true);
     assert.equal(h.sampleBytes, 1);
-    assert.deepEqual(h.dropped, { queueFull: 0, setFull: 0, freesLost: 0 });
+    assert.deepEqual(h.dropped, { queueFull: 0, setFull: 0, freesLost: 0, bytes: 0 });
     assert.ok(h.allocations >= 15000, `allocations ${h.allocations}`);
     assert.equal(view.allocations, h.allocations, 'every sampled allocation is in the trace');
     assert.equal(view.frees, h.frees, 'and every free');

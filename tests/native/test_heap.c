@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "mem.h"
 #include "registry.h"
 #include "runtime.h"
 #include "wt_test.h"
@@ -50,9 +51,9 @@ static void setup(void) {
 }
 
 WT_TEST(weights_should_make_each_allocation_count_for_its_size_on_average) {
-  const uint32_t intervals[] = {1, 4096, 524288};
+  const uint32_t intervals[] = {4096, 524288};
   const uint64_t sizes[] = {1, 16, 1000, 4096, 65536, 524288, 10u << 20};
-  for (size_t i = 0; i < 3; i++) {
+  for (size_t i = 0; i < 2; i++) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
       double n = (double)sizes[k], I = intervals[i];
       double p = -expm1(-n / I);
@@ -62,7 +63,25 @@ WT_TEST(weights_should_make_each_allocation_count_for_its_size_on_average) {
       CHECK(fabs(p * w - n) <= p * 0.5 + 1e-9 * n);
     }
   }
-  CHECK_EQ_U64(wt_heap_weight(100, 1), 100); /* every allocation: its own size */
+  /* Interval 1 samples every allocation: each weighs its own size. */
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) CHECK_EQ_U64(wt_heap_weight(sizes[k], 1), sizes[k]);
+}
+
+WT_TEST(interval_one_should_sample_every_allocation_of_a_byte_or_more) {
+  setup();
+  REQUIRE(wt_heap_request(1));
+  static tally t;
+  memset(&t, 0, sizeof t);
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < 1000; i++) {
+    size_t n = 1 + i % 7; /* sizes a Poisson draw at 1 byte would skip now and then */
+    shim_alloc(0x20000000 + (uintptr_t)i * 16, n);
+    bytes += n;
+  }
+  shim_alloc(0x20100000, 0); /* malloc(0): no bytes, no sample */
+  wt_heap_drain(count, &t);
+  CHECK_EQ_U64(t.allocs, 1000);
+  CHECK_EQ_U64(t.alloc_bytes, bytes);
 }
 
 WT_TEST(an_app_without_the_shim_should_get_no_buffers_until_the_shim_runs) {
@@ -204,34 +223,73 @@ WT_TEST(an_allocation_on_a_thread_without_a_record_should_be_counted_without_a_s
   CHECK_EQ_U64(c.sampled, 0);
 }
 
-WT_TEST(a_full_address_set_should_drop_samples_and_count_them) {
-  setup();
-  REQUIRE(wt_heap_request(1));
-  static tally t;
-  memset(&t, 0, sizeof t);
-  const uint32_t N = WT_HEAP_SET + 5000;
-  for (uint32_t i = 0; i < N; i++) {
-    shim_alloc(0x10000000 + (uintptr_t)i * 16, 32);
-    if ((i & 511) == 511) wt_heap_drain(count, &t);
+/* What the worker does after each drain (worker.c heap_phase). */
+static void drain_and_grow(tally *t) {
+  wt_heap_drain(count, t);
+  wt_heap_grow();
+}
+
+static void free_all_and_check_filter(uint32_t n, uintptr_t base, tally *t) {
+  for (uint32_t i = 0; i < n; i++) {
+    shim_free(base + (uintptr_t)i * 16);
+    if ((i & 511) == 511) wt_heap_drain(count, t);
   }
-  wt_heap_drain(count, &t);
+  wt_heap_drain(count, t);
   wt_heap_counts c;
   wt_heap_counts_get(&c);
-  CHECK(c.set_full > 0);
-  CHECK_EQ_U64(t.allocs + c.set_full, N);
-  CHECK_EQ_U64(c.tracked, t.allocs);
-  for (uint32_t i = 0; i < N; i++) {
-    shim_free(0x10000000 + (uintptr_t)i * 16);
-    if ((i & 511) == 511) wt_heap_drain(count, &t);
-  }
-  wt_heap_drain(count, &t);
-  wt_heap_counts_get(&c);
   CHECK_EQ_U64(c.tracked, 0);
-  CHECK_EQ_U64(t.frees, t.allocs);
+  CHECK_EQ_U64(t->frees, t->allocs);
   /* Every counter of the free path's filter is back to zero. */
   uint64_t left = 0;
   for (uint32_t i = 0; i < WT_HEAP_FILTER; i++) left += atomic_load(&wt_i_heap_filter[i]);
   CHECK_EQ_U64(left, 0);
+}
+
+WT_TEST(the_address_set_should_grow_so_that_every_allocation_stays_followed) {
+  setup();
+  REQUIRE(wt_heap_request(1));
+  static tally t;
+  memset(&t, 0, sizeof t);
+  /* Three first tables' worth of live blocks (Lua's heap holds ~200k). */
+  const uint32_t N = 3 * WT_HEAP_SET;
+  for (uint32_t i = 0; i < N; i++) {
+    shim_alloc(0x10000000 + (uintptr_t)i * 16, 32);
+    if ((i & 511) == 511) drain_and_grow(&t);
+  }
+  drain_and_grow(&t);
+  wt_heap_counts c;
+  wt_heap_counts_get(&c);
+  CHECK_EQ_U64(c.set_full, 0);
+  CHECK_EQ_U64(c.dropped_bytes, 0);
+  CHECK_EQ_U64(t.allocs, N);
+  CHECK_EQ_U64(t.alloc_bytes, (uint64_t)N * 32);
+  CHECK_EQ_U64(c.tracked, N);
+  CHECK(c.set_tables >= 3);
+  CHECK(c.tracked * 2 <= c.set_slots + 1024); /* grown as it filled */
+  free_all_and_check_filter(N, 0x10000000, &t);
+}
+
+WT_TEST(a_set_the_heap_rule_keeps_from_growing_should_drop_samples_and_count_their_bytes) {
+  setup();
+  REQUIRE(wt_heap_request(1));
+  static tally t;
+  memset(&t, 0, sizeof t);
+  wt_mem_fail_after_for_testing(0); /* every request of wasmtrace's refused from here */
+  const uint32_t N = WT_HEAP_SET + 5000;
+  for (uint32_t i = 0; i < N; i++) {
+    shim_alloc(0x10000000 + (uintptr_t)i * 16, 32);
+    if ((i & 511) == 511) drain_and_grow(&t);
+  }
+  drain_and_grow(&t);
+  wt_mem_fail_after_for_testing(-1);
+  wt_heap_counts c;
+  wt_heap_counts_get(&c);
+  CHECK_EQ_U64(c.set_tables, 1);
+  CHECK(c.set_full > 0);
+  CHECK_EQ_U64(t.allocs + c.set_full, N);
+  CHECK_EQ_U64(c.dropped_bytes, c.set_full * 32);
+  CHECK_EQ_U64(c.tracked, t.allocs);
+  free_all_and_check_filter(N, 0x10000000, &t);
 }
 
 int main(int argc, char **argv) {
@@ -242,7 +300,9 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(wasmtrace_own_allocations_should_never_be_sampled),
       WT_TEST_ENTRY(a_free_on_another_thread_should_follow_its_allocation_in_the_queue),
       WT_TEST_ENTRY(an_allocation_on_a_thread_without_a_record_should_be_counted_without_a_stack),
-      WT_TEST_ENTRY(a_full_address_set_should_drop_samples_and_count_them),
+      WT_TEST_ENTRY(interval_one_should_sample_every_allocation_of_a_byte_or_more),
+      WT_TEST_ENTRY(the_address_set_should_grow_so_that_every_allocation_stays_followed),
+      WT_TEST_ENTRY(a_set_the_heap_rule_keeps_from_growing_should_drop_samples_and_count_their_bytes),
   };
   return wt_test_main(argc, argv, tests, WT_TEST_COUNT(tests));
 }

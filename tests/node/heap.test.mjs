@@ -249,8 +249,37 @@ describe('dropped samples make the report say it is not exact (issue 38, heap)',
     };
     const text = textHeapReport(heapView(profile));
     assert.match(text, /dropped: 130000 samples \(queue full 0, address set full 130000\)/);
-    assert.match(text, /not exact: the figures below leave out what the 130000 dropped samples held \(at least 127 KiB\), which their intervals do not cover \(sampleBytes 1 is exact only while the address set has room/);
+    // A trace of before dropped.bytes: a bound from the count alone.
+    assert.match(text, /not exact: each figure below may be low by at least 127 KiB, beyond its interval \(the shim's queue was full, or the heap rule kept its address set from growing\)/);
+    // With what the dropped samples stood for (the shim counts it): by that much.
+    const counted = structuredClone(profile);
+    counted.stats.heap.dropped.bytes = 3 * 1024 * 1024;
+    assert.match(textHeapReport(heapView(counted)), /not exact: each figure below may be low by up to 3.00 MiB \(what the dropped samples stood for\)/);
     const clean = textHeapReport(heapView({ ...profile, stats: { heap: { sampleBytes: 1 } } }));
     assert.doesNotMatch(clean, /not exact/);
+    assert.doesNotMatch(clean, /accuracy:/, 'sampleBytes 1 is exact: no accuracy line');
+  });
+
+  test('samples the session counted but the trace lacks (its buffer was full) make the report say it is not complete', () => {
+    const allocations = [{ ts: 1, bytes: 64, stack: ['main', 'f'], address: 16 }];
+    const threads = [{ tid: 1, name: 'main', samples: [], scopes: [], allocations }];
+    const full = { format: 'firefox', intervalUs: 1000, threads,
+      stats: { heap: { sampleBytes: 1, allocations: 5, frees: 2, peakBytes: 5 << 20, liveBytes: 3 << 20 } } };
+    assert.match(textHeapReport(heapView(full)), /not complete: 6 sampled allocations and frees are not in the trace \(the session's buffer was full: raise maxBufferKB\); the tables below lack them; the session's own totals: ~5.00 MiB live at the peak, ~3.00 MiB at stop/);
+    const whole = { ...full, stats: { heap: { sampleBytes: 1, allocations: 1, frees: 0 } } };
+    assert.doesNotMatch(textHeapReport(heapView(whole)), /not complete/);
+  });
+
+  test('sampleBytes 1 weighs each allocation at its own size, with no spread; a sampling interval prints its accuracy', () => {
+    const allocations = [1, 2, 3, 7].map((bytes, i) => ({ ts: i, bytes, stack: ['main', 'f'], address: 16 * (i + 1) }));
+    const exact = heapView({ format: 'firefox', intervalUs: 1000, stats: { heap: { sampleBytes: 1 } },
+      threads: [{ tid: 1, name: 'main', samples: [], scopes: [], allocations }] });
+    const f = exact.sites.find((s) => s.site === 'f');
+    assert.equal(f.live, 13);
+    assert.equal(f.liveVar, 0);
+    assert.equal(sizeOfWeight(3, 1), 3);
+    const sampled = textHeapReport(heapView({ format: 'firefox', intervalUs: 1000, stats: { heap: { sampleBytes: 65536 } },
+      threads: [{ tid: 1, name: 'main', samples: [], scopes: [], allocations }] }));
+    assert.match(sampled, /accuracy: ±10 % \(95 %\) from ~24.0 MiB at a site in blocks smaller than 64.0 KiB, ±30 % from ~2.69 MiB; larger blocks are nearly exact; a site not listed may hold up to ~192 KiB/);
   });
 });
