@@ -138,8 +138,9 @@ TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 TOOLCHAIN_TESTS+=(tests/browser/timeline.test.mjs)
 # The main thread's JS profile (the JS Self-Profiling API; Chromium).
 TOOLCHAIN_TESTS+=(tests/browser/jsprofile.test.mjs)
-# Heap profiling: the allocator shim on each version's dlmalloc and emmalloc.
-TOOLCHAIN_TESTS+=(tests/browser/heap.test.mjs)
+# Heap profiling: the allocator shim on each version's dlmalloc and emmalloc,
+# and a Lua-shaped heap past the address set's first table.
+TOOLCHAIN_TESTS+=(tests/browser/heap.test.mjs tests/browser/heap-wrapper.test.mjs)
 TOOLCHAIN_TESTS+=(tests/browser/package.test.mjs)
 # The shapes real apps take (PROXY_TO_PTHREAD, MODULARIZE, EXPORT_ES6, memory
 # growth, the default heap, C++ exceptions), built by each toolchain.
