@@ -1,7 +1,12 @@
 // Heap profiling (issue 25): what the opt-in allocator shim costs an app,
 // and how close its estimates come at the default interval. Headless
-// Chromium, three parts:
+// Chromium, five parts:
 //
+//  0. heap.idle.ns_added — what linking the shim costs an app that is not
+//     profiling its heap: a malloc(64) + free pair with no session at all,
+//     in a second instance of each build that no heap session ever ran in
+//     (the free path's filter not even allocated). Same pairs and rounds
+//     as 1; checked each round: the shim linked, nothing sampled.
 //  1. heap.fastpath.ns_added — the cost the shim adds to a malloc(64) +
 //     free pair that is not sampled. bench/heap.c built with the shim
 //     (bench_heap_shim: wasmtrace_heap()) and without (bench_heap_plain:
@@ -57,7 +62,7 @@
 //   WT_HEAP_OPS=N           replacements per thread per run (default 150000)
 //   WT_HEAP_ACCURACY_RUNS=N recordings of part 3 (default 10)
 //   WT_HEAP_E2E_REPS=N      zlib + cJSON runs per e2e run (default 3)
-//   WT_HEAP_PARTS=fastpath,microbench,accuracy,e2e   (default all four)
+//   WT_HEAP_PARTS=idle,fastpath,microbench,accuracy,e2e   (default all five)
 //   WT_HEAP_WRITE=0         print only: leave docs/ alone (smoke runs)
 //   WT_HEAP_SAVE=file.json  also save the raw results there
 // `npm run bench` runs it as its section 12; run alone, it rewrites only
@@ -80,7 +85,7 @@ const PAIRS = Number(process.env.WT_HEAP_PAIRS || 10_000_000);
 const OPS = Number(process.env.WT_HEAP_OPS || 150_000);
 const ACCURACY_RUNS = Number(process.env.WT_HEAP_ACCURACY_RUNS || 10);
 const E2E_REPS = Number(process.env.WT_HEAP_E2E_REPS || 3);
-const PARTS = (process.env.WT_HEAP_PARTS || 'fastpath,microbench,accuracy,e2e').split(',').map((s) => s.trim()).filter(Boolean);
+const PARTS = (process.env.WT_HEAP_PARTS || 'idle,fastpath,microbench,accuracy,e2e').split(',').map((s) => s.trim()).filter(Boolean);
 // Untimed rounds first (the JIT's tiers, the allocator's first growth).
 const WARMUP = 2;
 // The session every timed run runs under: what a user who wants heap
@@ -99,9 +104,11 @@ const COUNT_KEYS = ['linked', 'interval', 'sampled', 'frees', 'queueFull', 'setF
  */
 export async function pageHarness(session, countKeys) {
   const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
-  const mods = {};
+  const mods = {}, idle = {};
   for (const v of ['plain', 'shim']) {
     mods[v] = await self[`createHeapbench_${v}`]({ wasmtraceConfig: { sessions: [] }, print: () => {}, printErr: () => {} });
+    // A second instance that no heap session ever runs in (part "idle").
+    idle[v] = await self[`createHeapbench_${v}`]({ wasmtraceConfig: { sessions: [] }, print: () => {}, printErr: () => {} });
   }
   const count = (m) => Object.fromEntries(countKeys.map((k, i) => [k, m._hb_count(i)]));
   const start = async (m) => {
@@ -130,6 +137,15 @@ export async function pageHarness(session, countKeys) {
      * untimed settle run (the threads take the session's interval within
      * 64 KiB of their own allocations). */
     async run(v, kind, n) {
+      if (kind === 'idle') {
+        // No session at all, in an instance no heap session ever ran in:
+        // what linking the shim costs an app that is not profiling its heap.
+        const m = idle[v];
+        m._hb_fastpath(Math.max(1, Math.floor(n / 10)));
+        const before = count(m);
+        const value = m._hb_fastpath(n);
+        return { value, before, after: count(m), stats: {} };
+      }
       const m = mods[v];
       const s = await start(m);
       const settle = Math.max(1, Math.floor(n / 10));
@@ -154,6 +170,11 @@ const delta = (r, k) => r.after[k] - r.before[k];
 
 /** Checks a run of the shim build took the paths it is meant to measure. */
 function checkShimRun(r, kind) {
+  if (kind === 'idle') {
+    if (r.before.linked !== 1) throw new Error(`idle: the shim build runs without the shim (linked ${r.before.linked})`);
+    if (r.before.interval !== 0 || r.after.sampled !== 0 || r.after.tracked !== 0) throw new Error(`idle: a heap session sampled (${JSON.stringify(r.after)})`);
+    return;
+  }
   if (r.before.linked !== 1) throw new Error(`${kind}: the shim build runs without the shim (linked ${r.before.linked})`);
   if (r.before.interval !== DEFAULT_INTERVAL) throw new Error(`${kind}: heap interval ${r.before.interval}, not ${DEFAULT_INTERVAL}`);
   if (!(r.before.tracked > 0)) throw new Error(`${kind}: no sampled block live: frees would skip their lookup`);
@@ -314,7 +335,7 @@ export async function heapBench({ wasm, rounds = ROUNDS, pairs = PAIRS, ops = OP
   const browser = await launch();
   const res = { rounds, pairs, ops, loadBefore: loadavg() };
   try {
-    if (parts.includes('fastpath') || parts.includes('microbench')) {
+    if (parts.includes('idle') || parts.includes('fastpath') || parts.includes('microbench')) {
       const page = await browser.newPage();
       await page.goto(`${server.url}bench/heap/index.html`);
       res.setup = await page.evaluate(async ({ fn, session, keys }) => {
@@ -324,6 +345,10 @@ export async function heapBench({ wasm, rounds = ROUNDS, pairs = PAIRS, ops = OP
         return self.hb.setup;
       }, { fn: pageHarness.toString(), session: SESSION, keys: COUNT_KEYS });
       if (!(res.setup.shim.kept > 0)) throw new Error('setup: no sampled block live in the shim build after hb_keep');
+      if (parts.includes('idle')) {
+        log(`heap idle: ${rounds} paired rounds of ${pairs} malloc(64)+free pairs, no heap session`);
+        res.idle = await pairedRounds(page, 'idle', pairs, rounds, log);
+      }
       if (parts.includes('fastpath')) {
         log(`heap fast path: ${rounds} paired rounds of ${pairs} malloc(64)+free pairs`);
         res.fastpath = await pairedRounds(page, 'fastpath', pairs, rounds, log);
@@ -369,6 +394,11 @@ const pct = (r) => 100 * (r - 1);
 
 /**
  * The figures by stable name, for docs/benchmarks.json:
+ *   heap.idle.ns_added              ns the shim adds to a malloc(64)+free
+ *                                   pair with no heap session, in an
+ *                                   instance no heap session ever ran in
+ *                                   (median of per-round differences)
+ *   heap.idle.plain.ns_per_pair, heap.idle.shim.ns_per_pair
  *   heap.fastpath.ns_added          ns the shim adds to a malloc(64)+free
  *                                   pair (median of per-round differences
  *                                   shim − plain, sampled blocks live)
@@ -391,6 +421,12 @@ const pct = (r) => 100 * (r - 1);
  */
 export function heapFigures(res) {
   const out = [];
+  if (res.idle) {
+    const f = res.idle;
+    out.push(figure('heap.idle.ns_added', 'ns', f.shim.map((x, i) => x - f.plain[i]), { target: '<= 1' }));
+    out.push(figure('heap.idle.plain.ns_per_pair', 'ns', f.plain));
+    out.push(figure('heap.idle.shim.ns_per_pair', 'ns', f.shim));
+  }
   if (res.fastpath) {
     const f = res.fastpath;
     out.push(figure('heap.fastpath.ns_added', 'ns', f.shim.map((x, i) => x - f.plain[i]), { target: '<= 2' }));
@@ -449,6 +485,22 @@ const mib = (b) => (b / 1048576).toFixed(1);
 /** Section 12 of docs/BENCHMARKS.md. */
 export function heapSection(res, command) {
   const parts = [];
+  if (res.idle) {
+    const f = res.idle;
+    parts.push(`### The shim linked, no heap session
+
+What an app linked with the shim pays while it is not profiling its heap: the same
+${res.pairs.toLocaleString('en')} \`malloc(64)\` + \`free\` pairs, with no session at all, in a second instance of each
+build that no heap session ever ran in (the free path's filter not even allocated: a free
+loads one pointer); ${f.plain.length} rounds, each one run of each build in alternating order, after an untimed settle run.
+
+| build | ns per pair (median, 95 % CI) |
+|---|---|
+| without the shim | ${ciText(f.plain)} |
+| with the shim, no heap session | ${ciText(f.shim)} |
+| **added by the shim** (paired per round) | ${ciText(f.shim.map((x, i) => x - f.plain[i]))} |
+`);
+  }
   if (res.fastpath) {
     const f = res.fastpath;
     const d = f.shim.map((x, i) => x - f.plain[i]);
