@@ -439,6 +439,9 @@ function readFolded(text, budget) {
     const weight = Number(m[1]);
     if (!Number.isFinite(weight)) throw new TraceError(`folded stacks: line ${lineNo}: the count ${m[1].slice(0, 40)} is not a finite number`);
     const frames = m[0].split(';');
+    // What the line keeps: its sample and its stack's array (the names are
+    // the text's, shared by every line that has them).
+    budget.charge(72 + 8 * frames.length, 'its stacks');
     const threadName = frames.shift();
     for (let i = 0; i < frames.length; i++) frames[i] = canonical(frames[i]);
     const stack = isIdle(frames) ? [] : frames;
