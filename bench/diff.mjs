@@ -36,6 +36,7 @@
 //   bash scripts/build.sh wasm && node bench/diff.mjs
 //   WT_DIFF_ROUNDS=N   rounds of recordings (default 10)
 //   WT_DIFF_WRITE=0    print only: leave docs/ alone
+//   WT_DIFF_TIER=optimized   record with record --tier optimized (figures diff.optimized.*, section 13b)
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -55,7 +56,12 @@ const cli = (...args) => new Promise((ok, fail) => {
   execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), ...args], { maxBuffer: 16 << 20 },
     (e, stdout, stderr) => (e ? fail(new Error(`wasmtrace ${args.join(' ')}: ${e.message}\n${stderr}`)) : ok(stdout)));
 });
-const RECORD = ['--wait-for', 'window.sampleStartupComplete === true', '--load-timeout', '120s', '--timeout', '120s', '-q'];
+// WT_DIFF_TIER=optimized: every recording with record --tier optimized
+// (lib/tier.mjs); its figures are named diff.optimized.*, and the reading
+// speed (the same for either mode) is not measured again.
+const TIER = process.env.WT_DIFF_TIER || 'default';
+const RECORD = ['--wait-for', 'window.sampleStartupComplete === true', '--load-timeout', '120s', '--timeout', '120s', '-q',
+  ...(TIER === 'default' ? [] : ['--tier', TIER])];
 
 const rng = seededRandom;
 function shuffled(xs, random) {
@@ -162,8 +168,11 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
     const loops = [];
     const runs = await recordRounds(wasm, dir, rounds, log, loops);
     const t = trials(runs);
-    log('diff bench: timing 10 + 10 traces of ~50k samples');
-    const sp = await speed(wasm, dir);
+    let sp = null;
+    if (TIER === 'default') {
+      log('diff bench: timing 10 + 10 traces of ~50k samples');
+      sp = await speed(wasm, dir);
+    }
     const tokCv = (b) => {
       const xs = runs[b].map((r) => r.profile.threads.reduce((a, th) => a + th.samples.filter((s) => s.stack.at(-1) === 'tokenize').length, 0));
       const m = xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -171,7 +180,7 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
     };
     const lm = loops.reduce((a, x) => a + x, 0) / loops.length;
     const machine = { loops, mean: lm, cv: Math.sqrt(loops.reduce((a, x) => a + (x - lm) ** 2, 0) / (loops.length - 1)) / lm };
-    return { rounds, ...t, speed: sp, machine, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
+    return { rounds, tier: TIER, ...t, speed: sp, machine, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -179,6 +188,11 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
 
 export function diffFigures(res) {
   const count = (name, xs, k, target) => figure(name, 'of 20', { median: xs.filter((x) => (typeof k === 'function' ? k(x) : x[k])).length, n: xs.length }, { target });
+  const all = diffFiguresOf(res, count).filter((f) => f);
+  return res.tier && res.tier !== 'default' ? all.map((f) => ({ ...f, name: f.name.replace(/^diff\./, `diff.${res.tier}.`) })) : all;
+}
+
+function diffFiguresOf(res, count) {
   return [
     count('diff.aa.false_alarm_comparisons', res.aa, (x) => x.flagged.length > 0, '<= 1'),
     count('diff.aa.uncorrected_alarm_comparisons', res.aa, (x) => x.uncorrected > 0, null),
@@ -186,7 +200,7 @@ export function diffFigures(res) {
     count('diff.power.10pct_5runs.wrong_sign', res.power10, 'wrongSign', '0'),
     count('diff.power.20pct_3runs', res.power20, 'found', '>= 16'),
     count('diff.power.20pct_3runs.wrong_sign', res.power20, 'wrongSign', '0'),
-    figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
+    res.speed && figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
     figure('diff.machine.loop_cv_pct', '%', { median: 100 * res.machine.cv, n: res.machine.loops.length }),
     figure('diff.tokenize.cv_pct', '%', { median: 100 * res.tokenize.base.cv, n: res.rounds }),
     count('diff.paired.aa.false_alarm_comparisons', res.paired.aa, (x) => x.flagged.length > 0, '<= 1'),
@@ -206,10 +220,12 @@ export function diffSection(res, command) {
   const load = (l) => l.map((x) => x.toFixed(2)).join(' / ');
   const rows = (xs) => xs.map((x, i) => `| ${i + 1} | ${x.verdict} | ${pct(x.pct)} | ${x.q === null ? '–' : x.q.toFixed(3)} |`).join('\n');
   const aaFlag = res.aa.filter((x) => x.flagged.length);
-  return `## 13. wasmtrace diff on real recordings: false alarms, power, speed
+  const tierNote = res.tier && res.tier !== 'default'
+    ? ` Recorded with \`record --tier ${res.tier}\` (the optimizing tier from the first call).` : " The engine's own tiering (record's default).";
+  return `## ${res.tier && res.tier !== 'default' ? `13b. wasmtrace diff, ${res.tier} tier` : '13. wasmtrace diff'} on real recordings: false alarms, power, speed
 
 \`${command}\` (\`bench/diff.mjs\`), headless Chromium. ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'};
-load average ${load(res.loadBefore)} before, ${load(res.loadAfter)} after; Node ${process.version}.
+load average ${load(res.loadBefore)} before, ${load(res.loadAfter)} after; Node ${process.version}.${tierNote}
 
 ${res.rounds} rounds, each recording one run of the sample, of \`startup_tok110\` (tokenize +10 %) and of
 \`startup_tok120\` (+20 %), in a rotating order (the sample's startup session, 1 kHz, until its
@@ -231,7 +247,7 @@ where the family's correction needs about 4 or more (p ≈ 0.004 for the smalles
 - \`--paired\` (round r's base run beside round r's run of the variant, recorded in turns): A/A (random pairs of
   base runs) **${res.paired.aa.filter((x) => x.flagged.length).length} of 20**; +10 %, 5 pairs: **${res.paired.power10.filter((x) => x.found).length} of 20**
   (faster ${res.paired.power10.filter((x) => x.wrongSign).length}); +20 %, 3 pairs: **${res.paired.power20.filter((x) => x.found).length} of 20** (faster ${res.paired.power20.filter((x) => x.wrongSign).length}).
-- 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).
+${res.speed ? `- 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).` : '- reading speed: as in section 13 (the mode does not change it)'}
 
 | trial (+10 %, 5 a side) | tokenize verdict | change | q |
 |---|---|---|---|
@@ -251,10 +267,10 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
   const res = await diffBench({ wasm, log });
   for (const l of diffLines(res)) console.log(l);
   console.log(`machine loop ms: ${res.machine.loops.map((x) => x.toFixed(0)).join(' ')}`);
-  const text = diffSection(res, 'node bench/diff.mjs');
+  const text = diffSection(res, `${TIER === 'default' ? '' : `WT_DIFF_TIER=${TIER} `}node bench/diff.mjs`);
   if (process.env.WT_DIFF_WRITE !== '0') {
     writeFigures(diffFigures(res));
-    replaceSection('## 13. wasmtrace diff', stampSections(text));
+    replaceSection(TIER === 'default' ? '## 13. wasmtrace diff' : `## 13b. wasmtrace diff, ${TIER} tier`, stampSections(text));
   }
   console.log(text);
 }

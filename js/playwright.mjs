@@ -29,6 +29,7 @@ import { basename, join, resolve } from 'node:path';
 import { compare as diffCompare, DiffError, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from '../lib/diff.mjs';
 import { addJsProfile } from '../lib/jsprofile.mjs';
 import { readProfile } from '../lib/profile.mjs';
+import { stampTrace } from '../lib/tier.mjs';
 import { WasmtraceError } from './trace-assertions.mjs';
 
 export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
@@ -585,7 +586,7 @@ async function wasmModulesFor(js) {
   return out;
 }
 
-export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000, jsProfile = true } = {}) {
+export async function collectTraces(page, { sessions, outDir, parse = true, module, timeoutMs = 30000, jsProfile = true, recordedWith = null } = {}) {
   const w = watchPage(page);
   if (w.fault && w.fault.code !== 'aborted') throw w.fault;
   const aborted = w.fault ? w.fault.message.replace(/^wasmtrace: /, '') : null;
@@ -633,6 +634,15 @@ export async function collectTraces(page, { sessions, outDir, parse = true, modu
         out.jsProfile = { samples: added.added, reason: added.reason, workers: added.workers, workersReason: added.workersReason };
       } catch (e) {
         out.jsProfile = { samples: 0, reason: String(e.message || e), workers: [], workersReason: '' };
+      }
+    }
+    if (out.bytes && recordedWith) {
+      // How it was recorded (the engines' tier: lib/tier.mjs), in its stats
+      // record, so that diff can refuse to compare modes.
+      try {
+        out.bytes = stampTrace(out.bytes, recordedWith);
+      } catch (e) {
+        out.stampError = String(e.message || e);
       }
     }
     if (out.bytes && outDir) {

@@ -94,12 +94,19 @@ export function firefoxPath(explicit) {
 }
 
 /** What `<executable> --version` says, e.g. "Chromium 156.0.1234.5 built on Debian", "Mozilla Firefox 153.7.0esr". */
+// Asked once per executable in a process (record --repeat stamps every run's traces with it).
+const versions = new Map();
 export function browserVersion(executablePath) {
-  try {
-    return execFileSync(executablePath, ['--version'], { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return executablePath;
+  if (!versions.has(executablePath)) {
+    let v;
+    try {
+      v = execFileSync(executablePath, ['--version'], { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      v = executablePath;
+    }
+    versions.set(executablePath, v);
   }
+  return versions.get(executablePath);
 }
 
 // A driver that is not installed: one line naming the package.
@@ -124,10 +131,12 @@ async function importDriver(pkg) {
  *   (default true)
  * @param {string[]} [o.args] more command-line arguments for the browser,
  *   after wasmtrace's own (e.g. '--js-flags=--no-liftoff' for Chromium)
+ * @param {object} [o.prefs] more Firefox preferences (about:config names;
+ *   Chromium has none)
  * @returns {Promise<{ name: string, executablePath: string, version: () => string,
  *   newPage: () => Promise<object>, close: () => Promise<void> }>}
  */
-export async function launch({ browser = 'chromium', executablePath, logPageErrors = true, args = [] } = {}) {
+export async function launch({ browser = 'chromium', executablePath, logPageErrors = true, args = [], prefs = {} } = {}) {
   if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) {
     throw new TypeError('wasmtrace: launch({ args }): give an array of strings');
   }
@@ -144,7 +153,7 @@ export async function launch({ browser = 'chromium', executablePath, logPageErro
   process.once('exit', removeProfile);
   let impl;
   try {
-    impl = browser === 'firefox' ? await launchFirefox(driver, path, userDataDir, args) : await launchChromium(driver, path, userDataDir, args);
+    impl = browser === 'firefox' ? await launchFirefox(driver, path, userDataDir, args, prefs) : await launchChromium(driver, path, userDataDir, args);
   } catch (e) {
     process.off('exit', removeProfile);
     removeProfile();
@@ -178,14 +187,14 @@ async function launchChromium({ chromium }, executablePath, userDataDir, args) {
   };
 }
 
-async function launchFirefox({ default: puppeteer }, executablePath, userDataDir, args) {
+async function launchFirefox({ default: puppeteer }, executablePath, userDataDir, args, prefs) {
   const b = await puppeteer.launch({
     browser: 'firefox',
     executablePath,
     args,
     headless: true,
     userDataDir,
-    extraPrefsFirefox: FIREFOX_PREFS,
+    extraPrefsFirefox: { ...FIREFOX_PREFS, ...prefs },
     // puppeteer's defaults, as Playwright's for Chromium: the browser is
     // killed when this process gets SIGINT, SIGTERM or SIGHUP (Ctrl-C on
     // `record` leaves no Firefox behind).

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { printable } from './report.mjs';
 import { UsageError } from './commands/common.mjs';
+import { TIERS } from './tier.mjs';
 import { record, recordRepeat } from './commands/record.mjs';
 import { report } from './commands/report.mjs';
 import { convert } from './commands/convert.mjs';
@@ -79,6 +80,13 @@ waits, stops the wasmtrace sessions and writes each trace to --out.
                              with '=' (the value starts with a dash), e.g.
                              --browser-arg=--js-flags=--no-liftoff (Chromium:
                              wasm compiled by the optimizing tier only)
+    --tier <mode>            how the browser compiles the app's wasm:
+                             default (its own tiering: what users get) or
+                             optimized (the optimizing tier from the first
+                             call: Chromium --js-flags=--no-liftoff, Firefox
+                             without its baseline compiler; for CI
+                             comparisons). Stamped in each trace; diff
+                             compares only traces of one mode
     --port <n>               serve on this port (default: any free port)
     --no-js-profile          no "main (JS)" thread: the server does not send
                              Document-Policy: js-profiling, and the page's
@@ -208,6 +216,7 @@ const OPTIONS = {
   browser: { type: 'string' },
   'browser-path': { type: 'string' },
   'browser-arg': { type: 'string', multiple: true },
+  tier: { type: 'string' },
   port: { type: 'string' },
   'no-js-profile': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
@@ -249,7 +258,7 @@ const REMOTE = ['server', 'token'];
 export const COMMANDS = {
   record: {
     options: ['out', 'page', ...PRESETS, 'wait-for', 'duration', 'timeout', 'load-timeout', 'module', 'chromium', 'browser',
-      'browser-path', 'browser-arg', 'port', 'no-js-profile', 'quiet', 'top', 'repeat'],
+      'browser-path', 'browser-arg', 'tier', 'port', 'no-js-profile', 'quiet', 'top', 'repeat'],
     section: 'record', example: 'wasmtrace record build/web --startup 5s --out traces',
   },
   report: { options: ['html', 'top', 'thread', 'heap', 'folded', 'alloc-wrapper', 'format'], section: 'report',
@@ -301,6 +310,7 @@ function checkValues(v) {
   whole('top', 1, 100000);
   whole('port', 0, 65535);
   whole('repeat', 1, 1000);
+  if (v.tier !== undefined && !TIERS.includes(v.tier)) throw new UsageError(`--tier: '${printable(v.tier)}' is not ${TIERS.join(' or ')}`);
   if (v['min-share'] !== undefined && !/^\d{1,3}(\.\d{1,6})?%?$/.test(v['min-share'])) {
     throw new UsageError(`--min-share: '${printable(v['min-share'])}' is not a percentage from 0 to 100`);
   }

@@ -27,6 +27,7 @@ import { isJsProfileThread, readProfile, realDepth } from './profile.mjs';
 import { htmlReport, printable } from './report.mjs';
 import { benjaminiHochberg, blockSe, mannWhitney, mean, pairedT, welch, zTest } from './stats.mjs';
 import { TraceError } from './trace.mjs';
+import { traceTier } from './tier.mjs';
 
 /** Bad input to diff: one line, exit status 2. */
 export class DiffError extends Error {}
@@ -278,6 +279,17 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
       throw new DiffError(`traces of different sessions: '${sessionOf(named[0].profile)}' (${named[0].file}) and '${sessionOf(r.profile)}' (${r.file}): compare runs of one session (--session NAME picks one)`);
     }
   }
+  // One mode: the engines' tiers change the times themselves (lib/tier.mjs).
+  const tiers = new Map();
+  for (const r of all) {
+    const t = traceTier(r.profile);
+    if (!tiers.has(t)) tiers.set(t, r);
+  }
+  if (tiers.size > 1) {
+    const [[a, ra], [b, rb]] = tiers;
+    throw new DiffError(`traces recorded in different modes: '${a}' (${printable(ra.file)}, ${ra.side}) and '${b}' (${printable(rb.file)}, ${rb.side}): ` +
+      'the wasm tier changes every time; record both sides with the same record --tier');
+  }
   const units = new Set(all.map((r) => (r.profile.intervalUs ? 'ms' : 'samples')));
   if (units.size > 1) throw new DiffError('some traces have a sampling interval and some do not (folded files without their header): their times cannot be compared');
   const intervals = [...new Set(all.map((r) => r.profile.intervalUs).filter(Boolean))];
@@ -396,7 +408,7 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
   const totalKeys = [...keys].filter((k) => k.startsWith('total\u0000'));
   const onlyOn = (side, other) => totalKeys.filter((k) => mean(vals(side, k)) >= smallest && mean(vals(other, k)) === 0).map(nameOf).sort();
   return {
-    verdict, unit: runs.base[0].unit, runs: { base: nA, new: nB }, single, paired,
+    verdict, unit: runs.base[0].unit, runs: { base: nA, new: nB }, single, paired, tier: [...tiers.keys()][0],
     files: { base: base.map((r) => r.file), new: next.map((r) => r.file) },
     intervals, mixedIntervals: intervals.length > 1,
     threshold, q, minShare,
@@ -441,6 +453,7 @@ function summaryLines(res) {
   lines.push(`  slower ${count('slower')}, faster ${count('faster')}, same ${count('same')}, undecided ${count('undecided')}` +
     `; uncorrected (p <= 0.05 on each alone) ${res.uncorrected}`);
   if (res.window) lines.push(`  window (busy time, all threads): ${res.window.base.toFixed(1)} -> ${res.window.new.toFixed(1)} ${res.unit}, ${signed(res.window.diff)} ${interval(res.window)} (${res.window.verdict})`);
+  if (res.tier) lines.push(`  wasm tier: ${res.tier}${res.tier === 'optimized' ? ' (record --tier optimized: the optimizing tier from the first call)' : " (the engine's own tiering: a long call may run in its baseline tier)"}`);
   if (res.paired) lines.push(`  paired: base run i against new run i (${res.runs.base} pairs, recorded in turns): drift a pair shares cancels`);
   if (res.single) lines.push('  one run on a side: the intervals cover the sampling noise within the runs (20 slices of each), not the spread between runs: record more runs (record --repeat N)');
   if (res.mixedIntervals) lines.push(`  sampling intervals differ (${res.intervals.join(', ')} us): compared in ms`);

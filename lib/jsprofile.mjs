@@ -355,7 +355,8 @@ function callFrame(name, url = '', line = -1, column = -1) {
 }
 
 // One event per line, as wasmtrace writes it (readable, diffable).
-function serializeChrome(doc, events) {
+/** A chrome trace's text, an event a line (also lib/tier.mjs's). */
+export function serializeChrome(doc, events) {
   const body = `[\n${events.map((e) => JSON.stringify(e)).join(',\n')}\n]\n`;
   if (Array.isArray(doc)) return body;
   const { traceEvents, ...rest } = doc;

@@ -6,6 +6,7 @@ import { readProfile, functionTable, threadTotals } from '../profile.mjs';
 import { heapNote } from '../heap.mjs';
 import { printable, wrapNote } from '../report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from '../jsprofile.mjs';
+import { mergeJsFlags, TIERS, tierOptions } from '../tier.mjs';
 import { startupSummary } from '../startup.mjs';
 import { serve } from '../serve.mjs';
 import { BROWSERS, launch } from '../browser.mjs';
@@ -175,6 +176,9 @@ export async function record(positionals, v, io) {
     throw new UsageError(`record: no ${target.page} in ${target.dir} (use --page to name the app's page)`);
   }
   const config = buildConfig(v);
+  const tier = v.tier ?? 'default';
+  if (!TIERS.includes(tier)) throw new UsageError(`record: --tier '${printable(tier)}': give ${TIERS.join(' or ')}`);
+  const tierOpts = tierOptions(tier, browserName);
   // A config that names a diagnostic server: the page is kept for
   // --duration/--wait-for even without sessions of its own, so that a tool
   // (wasmtrace serve --once) can record it (docs/GUIDE.md, "Live: wasmtrace serve").
@@ -201,12 +205,16 @@ export async function record(positionals, v, io) {
   let poolLine = null;
   try {
     try {
-      browser = await launch({ browser: browserName, executablePath, logPageErrors: false, args: v['browser-arg'] ?? [] });
+      browser = await launch({ browser: browserName, executablePath, logPageErrors: false,
+        args: mergeJsFlags([...tierOpts.args, ...(v['browser-arg'] ?? [])]), prefs: tierOpts.prefs });
     } catch (e) {
       if (e.code !== 'ERR_MODULE_NOT_FOUND' || !e.driver) throw e;
       throw new Error(`record needs the browser driver ${e.driver} (npm install): ${e.cause}`);
     }
-    if (!v.quiet) progress(`browser: ${browser.version()}`); // a --version run: only when shown
+    const browserVersion = browser.version();
+    if (!v.quiet) progress(`browser: ${browserVersion}${tier === 'default' ? '' : `, wasm tier: ${tier}`}`);
+    // Said in every trace's stats record: diff compares like with like.
+    const recordedWith = { tier, browser: browserName, version: browserVersion, args: tierOpts.args, prefs: tierOpts.prefs };
     page = await browser.newPage();
     // What the shim says on the console just before main() (js/wasmtrace_post.js),
     // and the pool-exhaustion line (js/wasmtrace_library.js): both arrive
@@ -325,7 +333,7 @@ export async function record(positionals, v, io) {
       }[waited.reason];
       progress(`${why}; stopping the sessions`);
     }
-    const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: Math.max(timeoutMs / 2, 10000), jsProfile });
+    const results = await collectTraces(page, { outDir, module: v.module, timeoutMs: Math.max(timeoutMs / 2, 10000), jsProfile, recordedWith });
     const cwd = process.cwd();
     io.out('');
     io.out(`wasmtrace record: ${results.length} session(s) from ${url.split('?')[0]} in ${secs(Date.now() - t0)}`);
