@@ -168,7 +168,29 @@ export function collectTraces(page: PageLike, options?: ModuleOption & {
   timeoutMs?: number;
   /** Add the page's JS profile to each trace as "main (JS)" (default true). */
   jsProfile?: boolean;
+  /** Stamped into each trace's stats record (tierLaunchOptions().recordedWith): diff compares one mode. */
+  recordedWith?: RecordedWith | null;
 }): Promise<CollectedTrace[]>;
+
+/** How a trace was recorded (its stats record's recordedWith; record --tier writes it). */
+export interface RecordedWith {
+  tier: 'default' | 'optimized';
+  browser: string;
+  version: string;
+  args: string[];
+  prefs: Record<string, boolean | number | string>;
+}
+
+/**
+ * The launch options of a wasm tier ('optimized': the optimizing tier from
+ * the first call) for your own launch: chromium.launch({ args }),
+ * firefox.launch({ firefoxUserPrefs }), and collectTraces({ recordedWith }).
+ */
+export function tierLaunchOptions(tier?: 'default' | 'optimized', browser?: 'chromium' | 'firefox'): {
+  args: string[];
+  firefoxUserPrefs: Record<string, boolean>;
+  recordedWith: RecordedWith;
+};
 
 /** The Chromium features that let the pthreads' workers run the JS Self-Profiling API. */
 export const CHROMIUM_JS_PROFILING_FEATURES: readonly string[];

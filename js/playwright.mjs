@@ -29,7 +29,7 @@ import { basename, join, resolve } from 'node:path';
 import { compare as diffCompare, DiffError, markdownDiff, parseThreshold, readSide, sideFiles, textDiff } from '../lib/diff.mjs';
 import { addJsProfile } from '../lib/jsprofile.mjs';
 import { readProfile } from '../lib/profile.mjs';
-import { stampTrace } from '../lib/tier.mjs';
+import { stampTrace, tierOptions } from '../lib/tier.mjs';
 import { WasmtraceError } from './trace-assertions.mjs';
 
 export { assertRan, assertStartupBefore, assertTimeBelow, samplesIn, startupAt, timeIn, WasmtraceError } from './trace-assertions.mjs';
@@ -79,6 +79,19 @@ export const CHROMIUM_JS_PROFILING_FEATURES = Object.freeze(['DocumentPolicyInDe
 export const CHROMIUM_JS_PROFILING_ARGS = Object.freeze([
   `--enable-features=${['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies', ...CHROMIUM_JS_PROFILING_FEATURES].join(',')}`,
 ]);
+
+/**
+ * The launch options of a wasm tier for your own Playwright launch
+ * (lib/tier.mjs; `record --tier`): { args } for chromium.launch({ args }),
+ * { firefoxUserPrefs } for firefox.launch({ firefoxUserPrefs }), and
+ * { recordedWith } to give collectTraces, which stamps each trace with it so
+ * that compare() refuses traces of two modes. A fresh browser per run (a
+ * new launch) keeps code caches out of it.
+ */
+export function tierLaunchOptions(tier = 'optimized', browser = 'chromium') {
+  const o = tierOptions(tier, browser);
+  return { args: o.args, firefoxUserPrefs: o.prefs, recordedWith: { tier, browser, version: '', args: o.args, prefs: o.prefs } };
+}
 
 /** The expression that finds the Emscripten Module object in the page. */
 export const DEFAULT_MODULE = 'globalThis.Module';

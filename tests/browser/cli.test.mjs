@@ -160,6 +160,37 @@ describe('wasmtrace record', () => {
     assertRan(p, 'sieve_worker', { thread: 'sieve', minSamples: 10 });
   });
 
+  // Issue 40: the optimizing tier from the first call, stamped in the trace.
+  test('--tier optimized records, says so, and every trace says how it was recorded', async () => {
+    const r = await wasmtrace('record', app('cmake'), '--startup', '10s', '--tier', 'optimized', '--wait-for', 'window.appDone',
+      '--out', join(out, 'tier'), ...PATIENT);
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stderr, /wasmtrace record: browser: .*, wasm tier: optimized/);
+    const p = readProfile(readFileSync(join(out, 'tier/startup.json.gz')));
+    assertRan(p, 'sieve_worker', { thread: 'sieve', minSamples: 10 });
+    const w = p.stats.recordedWith;
+    assert.equal(w.tier, 'optimized');
+    assert.equal(w.browser, inFirefox ? 'firefox' : 'chromium');
+    assert.match(w.version, inFirefox ? /Firefox \d+/ : /Chromium \d+/);
+    if (inFirefox) assert.deepEqual(w.prefs, { 'javascript.options.wasm_baselinejit': false, 'javascript.options.wasm_optimizingjit': true });
+    else assert.deepEqual(w.args, ['--js-flags=--no-liftoff']);
+  });
+
+  // What reaches the browser's command line: Chromium lists it on chrome://version.
+  test('the optimized tier\'s V8 flag and a user\'s own V8 flags reach Chromium as one --js-flags', { skip: inFirefox && 'Chromium switch' }, async () => {
+    const { launch } = await import('../../lib/browser.mjs');
+    const { mergeJsFlags, tierOptions } = await import('../../lib/tier.mjs');
+    const b = await launch({ args: mergeJsFlags([...tierOptions('optimized', 'chromium').args, '--js-flags=--stack-size=900']) });
+    try {
+      const page = await b.newPage();
+      await page.goto('chrome://version');
+      const text = await page.evaluate(() => document.body.innerText);
+      assert.match(text, /--js-flags="?--no-liftoff --stack-size=900/);
+    } finally {
+      await b.close();
+    }
+  });
+
   // Chromium only: its --user-agent is a command-line switch the page can
   // see; Firefox takes a user agent from a pref, not an argument.
   test('--browser-arg reaches the browser: the page sees the user agent it sets', { skip: inFirefox && 'Chromium switch' }, async () => {
