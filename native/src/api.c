@@ -63,7 +63,7 @@ static void worker_times(double *created_us, double *started_us, uint64_t *busy_
   *started_us = wt_worker_started_us();
   *busy_us = wt_worker_busy_us();
 }
-static const wt_session_host session_host = {wt_runtime_update_categories, worker_times};
+static const wt_session_host session_host = {wt_runtime_update_categories, worker_times, wt_threads_wrapped};
 
 _Atomic int wt_i_wrapped_create;
 _Atomic int wt_i_wrapped_wait;

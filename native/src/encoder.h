@@ -109,6 +109,7 @@ typedef struct wt_stats_rec {
    * kept for the app then, KiB; 0 and 0 otherwise. */
   uint32_t app_short_room_kib, app_short_keep_kib;
   int stopped_early_app;
+  int threads_wrapped; /* the app has the pthread wrappers: 1, 0, -1 not known (threads.h) */
   double encode_us, worker_created_us, worker_started_us, lateness_max_us;
 } wt_stats_rec;
 

@@ -10,7 +10,6 @@
 #include "mem.h"
 #include "platform.h"
 #include "registry.h"
-#include "runtime.h"
 
 _Thread_local int64_t wt_i_heap_countdown;
 _Atomic uint32_t wt_i_heap_tracked;
@@ -49,6 +48,9 @@ static set_slot *_Atomic tables[WT_HEAP_SET_TABLES];
 static _Atomic uint32_t ntables;
 static wt_heap_entry *_Atomic queue;
 static _Atomic uint32_t enqueue_pos;
+/* Wakes the worker to drain the queue (wt_heap_set_waker): the runtime
+ * registers it, so that this module needs nothing above it. */
+static void (*_Atomic waker)(void);
 static uint32_t dequeue_pos; /* the worker's */
 
 /* Fibonacci hashing: the product's high bits mix every bit of the address
@@ -150,7 +152,10 @@ static void queue_publish(wt_heap_entry *e, uint32_t pos) {
   /* Every quarter of the queue, the worker is woken to drain it rather
    * than at its next deadline: a burst of sampled allocations (a loop of
    * small blocks at a small interval) fills it within a millisecond. */
-  if ((pos & (WT_HEAP_QUEUE / 4 - 1)) == WT_HEAP_QUEUE / 4 - 1) wt_runtime_wake();
+  if ((pos & (WT_HEAP_QUEUE / 4 - 1)) == WT_HEAP_QUEUE / 4 - 1) {
+    void (*wake)(void) = atomic_load_explicit(&waker, memory_order_acquire);
+    if (wake) wake();
+  }
 }
 
 /* ---- sampling ---------------------------------------------------------------- */
@@ -362,6 +367,8 @@ static int ensure_buffers(void) {
     wt_mem_free(q);
   return 1;
 }
+
+void wt_heap_set_waker(void (*wake)(void)) { atomic_store_explicit(&waker, wake, memory_order_release); }
 
 int wt_heap_linked(void) { return atomic_load_explicit(&linked, memory_order_relaxed); }
 

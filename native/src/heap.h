@@ -131,6 +131,11 @@ void wt_heap_note_realloc_failed(void) WT_I_NOINSTR;
 
 /* ---- the worker's side ------------------------------------------------------ */
 
+/* What wakes the worker when a quarter of the queue has filled (the
+ * runtime's wake, registered as it starts the worker; NULL: none, the
+ * worker drains at its next tick). Any thread. */
+void wt_heap_set_waker(void (*wake)(void));
+
 /* 1 once the shim has run (heap_shim.c calls wt_heap_on_alloc on a
  * thread's first allocation), 0 in an app not linked with it: no session
  * samples anything there, and no buffer is allocated for it. Any thread. */

@@ -95,6 +95,7 @@ wt_status wt_runtime_init(void) {
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 256 * 1024);
   wt_rt.worker_created_us = wt_platform_now_us();
+  wt_heap_set_waker(wt_runtime_wake); /* a filling heap queue wakes the worker */
   int rc = pthread_create(&wt_rt.worker, &attr, wt_worker_main, NULL);
   pthread_attr_destroy(&attr);
   wt_rt.worker_created = rc == 0;

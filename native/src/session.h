@@ -40,6 +40,9 @@ typedef struct wt_session_host {
   /* The worker's clock for the stats record: when it was created and
    * started (us, session clock), and how long it has been awake in all. */
   void (*worker_times)(double *created_us, double *started_us, uint64_t *busy_us);
+  /* Whether the app was linked with the pthread wrappers: 1, 0, or -1 if
+   * not known (threads.h). NULL: not known. */
+  int (*threads_wrapped)(void);
 } wt_session_host;
 
 /* What the worker keeps to record a session (session.c): its budgets, the

@@ -14,7 +14,6 @@
 #include "platform.h"
 #include "session.h"
 #include "symbols.h"
-#include "threads.h"
 
 size_t wt_session_encode_quota(wt_session *s, size_t max_batch) {
   /* Keep half of the output budget free for what one step produces: at
@@ -212,6 +211,7 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
   if (s->host && s->host->worker_times)
     s->host->worker_times(&o->worker_created_us, &o->worker_started_us, &busy);
   o->worker_busy_us = busy - s->rec.worker_busy_at_start;
+  o->threads_wrapped = s->host && s->host->threads_wrapped ? s->host->threads_wrapped() : -1;
 }
 
 void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
@@ -242,7 +242,7 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
   wt_json_double3(j, v->start_us);
   /* Linked without the pthread wrappers: threads register on first use,
    * and no sample is marked waiting (threads.h). Left out when unknown. */
-  int wrapped = wt_threads_wrapped();
+  int wrapped = v->stats.threads_wrapped;
   if (wrapped >= 0) wt_json_lit(j, wrapped ? ",\"pthreadsWrapped\":true" : ",\"pthreadsWrapped\":false");
 }
 

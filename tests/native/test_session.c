@@ -608,7 +608,7 @@ static void host_worker_times(double *created_us, double *started_us, uint64_t *
 }
 
 WT_TEST(session_should_reach_the_runtime_only_through_its_host) {
-  static const wt_session_host host = {host_categories_changed, host_worker_times};
+  static const wt_session_host host = {host_categories_changed, host_worker_times, NULL};
   wt_session *s = calloc(1, sizeof *s);
   REQUIRE(s != NULL);
   wt_config_defaults(&s->config, "hosted");
