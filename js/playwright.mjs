@@ -121,7 +121,6 @@ function inPage(page, moduleExpr, fn, arg) {
   return page.evaluate(`(${fn.toString()})((${moduleExpr || DEFAULT_MODULE}), ${JSON.stringify(arg ?? null)})`);
 }
 
-
 /**
  * Makes the page start its module with `config` (the config blob, an object).
  * Call before page.goto. The config never travels in the URL (a config of a

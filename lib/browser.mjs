@@ -93,9 +93,9 @@ export function firefoxPath(explicit) {
   return browserPath('firefox', explicit);
 }
 
-/** What `<executable> --version` says, e.g. "Chromium 156.0.1234.5 built on Debian", "Mozilla Firefox 153.7.0esr". */
 // Asked once per executable in a process (record --repeat stamps every run's traces with it).
 const versions = new Map();
+/** What `<executable> --version` says, e.g. "Chromium 156.0.1234.5 built on Debian", "Mozilla Firefox 153.7.0esr". */
 export function browserVersion(executablePath) {
   if (!versions.has(executablePath)) {
     let v;

@@ -87,6 +87,7 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
     if (ws.length) lines.push(`  workers (JS): ${ws.map((w) => `${printable(w.name)} ${w.samples}`).join(', ')} samples`);
     if (r.jsProfile.workersReason) lines.push(`  workers (JS): ${printable(r.jsProfile.workersReason)}`);
   }
+  if (r.stampError) lines.push(`  not stamped with how it was recorded (diff takes it as the default tier): ${printable(r.stampError)}`);
   if (r.parseError) {
     lines.push(`  could not read the trace back: ${r.parseError}`);
     return lines;
@@ -179,6 +180,7 @@ export async function record(positionals, v, io) {
   const tier = v.tier ?? 'default';
   if (!TIERS.includes(tier)) throw new UsageError(`record: --tier '${printable(tier)}': give ${TIERS.join(' or ')}`);
   const tierOpts = tierOptions(tier, browserName);
+  const browserArgs = mergeJsFlags([...tierOpts.args, ...(v['browser-arg'] ?? [])]);
   // A config that names a diagnostic server: the page is kept for
   // --duration/--wait-for even without sessions of its own, so that a tool
   // (wasmtrace serve --once) can record it (docs/GUIDE.md, "Live: wasmtrace serve").
@@ -205,8 +207,7 @@ export async function record(positionals, v, io) {
   let poolLine = null;
   try {
     try {
-      browser = await launch({ browser: browserName, executablePath, logPageErrors: false,
-        args: mergeJsFlags([...tierOpts.args, ...(v['browser-arg'] ?? [])]), prefs: tierOpts.prefs });
+      browser = await launch({ browser: browserName, executablePath, logPageErrors: false, args: browserArgs, prefs: tierOpts.prefs });
     } catch (e) {
       if (e.code !== 'ERR_MODULE_NOT_FOUND' || !e.driver) throw e;
       throw new Error(`record needs the browser driver ${e.driver} (npm install): ${e.cause}`);
@@ -214,7 +215,8 @@ export async function record(positionals, v, io) {
     const browserVersion = browser.version();
     if (!v.quiet) progress(`browser: ${browserVersion}${tier === 'default' ? '' : `, wasm tier: ${tier}`}`);
     // Said in every trace's stats record: diff compares like with like.
-    const recordedWith = { tier, browser: browserName, version: browserVersion, args: tierOpts.args, prefs: tierOpts.prefs };
+    // (args: all the browser was given past wasmtrace's own, --browser-arg included.)
+    const recordedWith = { tier, browser: browserName, version: browserVersion, args: browserArgs, prefs: tierOpts.prefs };
     page = await browser.newPage();
     // What the shim says on the console just before main() (js/wasmtrace_post.js),
     // and the pool-exhaustion line (js/wasmtrace_library.js): both arrive
