@@ -250,6 +250,22 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
  * checks the golden traces against the list). */
 /* "heap":{...}: the session's estimates and the process-wide drops of the
  * shim (heap.h), for a session that samples the heap. */
+typedef struct heap_member {
+  const char *key;
+  uint64_t value;
+} heap_member;
+
+/* ,"key":value for each member (the first without its comma when `first`). */
+static void write_members(wt_json *j, const heap_member *f, size_t n, int first) {
+  for (size_t i = 0; i < n; i++) {
+    wt_json_lit(j, first && i == 0 ? "\"" : ",\"");
+    wt_json_lit(j, f[i].key);
+    wt_json_lit(j, "\":");
+    wt_json_u64(j, f[i].value);
+  }
+}
+#define WT_MEMBERS(j, f, first) write_members((j), (f), sizeof(f) / sizeof((f)[0]), (first))
+
 static void write_heap_stats(const wt_encode_view *v, wt_json *j) {
   const wt_stats_rec *r = &v->stats;
   wt_heap_counts c;
@@ -259,35 +275,25 @@ static void write_heap_stats(const wt_encode_view *v, wt_json *j) {
   wt_json_lit(j, ",\"linked\":");
   wt_json_lit(j, c.linked ? "true" : "false");
   if (c.unavailable) wt_json_lit(j, ",\"unavailable\":\"out of memory for its queue and address set\"");
-  const struct {
-    const char *key;
-    uint64_t value;
-  } f[] = {{"allocations", r->heap_allocs}, {"frees", r->heap_frees},     {"liveBytes", r->heap_live},
-           {"peakBytes", r->heap_peak},     {"allocatedBytes", r->heap_total}};
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    wt_json_lit(j, ",\"");
-    wt_json_lit(j, f[i].key);
-    wt_json_lit(j, "\":");
-    wt_json_u64(j, f[i].value);
-  }
-  /* Process-wide, since the page started: a drop belongs to no session. */
-  wt_json_lit(j, ",\"dropped\":{\"queueFull\":");
-  wt_json_u64(j, c.queue_full);
-  wt_json_lit(j, ",\"setFull\":");
-  wt_json_u64(j, c.set_full);
-  wt_json_lit(j, ",\"freesLost\":");
-  wt_json_u64(j, c.frees_lost);
-  /* What the dropped samples stood for: the readers widen their intervals by it. */
-  wt_json_lit(j, ",\"bytes\":");
-  wt_json_u64(j, c.dropped_bytes);
-  wt_json_lit(j, "},\"addressSet\":{\"tables\":");
-  wt_json_u64(j, c.set_tables);
-  wt_json_lit(j, ",\"slots\":");
-  wt_json_u64(j, c.set_slots);
-  wt_json_lit(j, "},\"withoutThread\":{\"allocations\":");
-  wt_json_u64(j, c.no_thread);
-  wt_json_lit(j, ",\"bytes\":");
-  wt_json_u64(j, c.no_thread_bytes);
+  const heap_member session[] = {{"allocations", r->heap_allocs}, {"frees", r->heap_frees},
+                                 {"liveBytes", r->heap_live},     {"peakBytes", r->heap_peak},
+                                 {"allocatedBytes", r->heap_total}};
+  WT_MEMBERS(j, session, 0);
+  /* Process-wide, since the page started: a drop belongs to no session.
+   * "bytes": what the dropped samples stood for (the readers say by how
+   * much a figure may be low). */
+  const heap_member dropped[] = {{"queueFull", c.queue_full},
+                                 {"setFull", c.set_full},
+                                 {"freesLost", c.frees_lost},
+                                 {"bytes", c.dropped_bytes}};
+  wt_json_lit(j, ",\"dropped\":{");
+  WT_MEMBERS(j, dropped, 1);
+  const heap_member set[] = {{"tables", c.set_tables}, {"slots", c.set_slots}};
+  wt_json_lit(j, "},\"addressSet\":{");
+  WT_MEMBERS(j, set, 1);
+  const heap_member unattributed[] = {{"allocations", c.no_thread}, {"bytes", c.no_thread_bytes}};
+  wt_json_lit(j, "},\"withoutThread\":{");
+  WT_MEMBERS(j, unattributed, 1);
   wt_json_lit(j, "}}");
 }
 
