@@ -14,48 +14,13 @@
 
 #include "categories.h"
 #include "fmt.h"
-#include "heap.h"
 #include "mem.h"
 #include "outputs.h"
 #include "platform.h"
+#include "recorders.h"
 #include "runtime.h"
 #include "threads.h"
 #include "worker.h"
-
-/* A session asked for "heap" and gets nothing: said once per page (the
- * session's stats say it too: "linked": false or "unavailable"). */
-static void note_heap_unavailable(const char *session) {
-  static atomic_int said;
-  if (atomic_exchange_explicit(&said, 1, memory_order_relaxed)) return;
-  char line[WT_NAME_MAX + 400];
-  if (!wt_heap_linked())
-    wt_snprintf(line, sizeof line,
-                "session '%s' asks for \"heap\", but the app was not linked with the allocator shim: no allocation "
-                "is recorded. Link it (CMake: wasmtrace_heap(app); plain emcc: libwasmtrace_heap.a before libwasmtrace.a, "
-                "-Wl,--wrap=realloc,--wrap=sbrk,--wrap=emscripten_resize_heap -Wl,--undefined=__wrap_realloc; docs/GUIDE.md, \"Where the memory went\")",
-                session);
-  else
-    wt_snprintf(line, sizeof line,
-                "session '%s' asks for \"heap\", but the wasm heap had no room for the sampler's queue and address "
-                "set (about 2 MiB): no allocation is recorded",
-                session);
-  wt_platform_log_error(line);
-}
-
-/* A heap session in an app linked with the shim's flags of before (no
- * -Wl,--wrap=emscripten_resize_heap): said once per page. */
-static void note_heap_grow_unwrapped(const char *session) {
-  static atomic_int said;
-  if (atomic_exchange_explicit(&said, 1, memory_order_relaxed)) return;
-  char line[WT_NAME_MAX + 400];
-  wt_snprintf(line, sizeof line,
-              "session '%s': the app was linked without -Wl,--wrap=emscripten_resize_heap (wasmtrace's earlier "
-              "heap flags): where the wasm memory grows is marked only when dlmalloc grows it. Relink "
-              "(CMake: wasmtrace_heap(app) adds it; plain emcc: -Wl,--wrap=realloc,--wrap=sbrk,--wrap="
-              "emscripten_resize_heap)",
-              session);
-  wt_platform_log_error(line);
-}
 
 /* What a session reads of the runtime: session.c does not see wt_rt. */
 static void worker_times(double *created_us, double *started_us, uint64_t *busy_us) {
@@ -154,6 +119,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   }
   s->config = *config;
   s->host = &session_host;
+  wt_recorders_prepare(s);
   s->start_us = wt_platform_now_us();
   /* Without memory for its stream the session still records (to the VFS);
    * the shim tells the tool (wt_js_session_stream returns 0). */
@@ -240,13 +206,8 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
   }
   if (out_id) *out_id = id;
   /* After it is in the table (heap.h: the worker may only raise the
-   * interval from a value it read before its table). */
-  if (rc == WT_OK && s->config.heap_sample_bytes) {
-    if (!wt_heap_request(s->config.heap_sample_bytes))
-      note_heap_unavailable(s->config.name);
-    else if (!wt_heap_grow_wrapped())
-      note_heap_grow_unwrapped(s->config.name);
-  }
+   * heap's interval from a value it read before its table). */
+  if (rc == WT_OK) wt_recorders_created(s);
   wt_runtime_update_categories();
   wt_runtime_wake();
   return rc;

@@ -18,9 +18,9 @@
 
 #include "config.h"
 #include "json.h"
-#include "phases.h"
 #include "registry.h"
 #include "ring.h"
+#include "span.h"
 
 /* A sampled stack as a node of the session's call tree. */
 typedef struct wt_node {
@@ -95,6 +95,11 @@ typedef struct wt_session_thread {
   char name[WT_THREAD_NAME_MAX];  /* its name when the step began ("thread N" if unknown) */
 } wt_session_thread;
 
+/* Recorders (recorder.h) a session may have, and the figures each one
+ * copies into the stats snapshot. */
+#define WT_RECORDERS_MAX 4
+#define WT_RECORDER_STATS_MAX 8
+
 /* The session's counters as the stats record states them. */
 typedef struct wt_stats_rec {
   uint64_t samples_taken, samples_written, samples_full, samples_torn;
@@ -103,7 +108,6 @@ typedef struct wt_stats_rec {
   uint64_t threads_seen, high_water, worker_busy_us, lateness_p50, lateness_p99;
   uint64_t allocations_refused; /* this session's allocations refused (mem.h) */
   uint64_t samples_waiting;     /* samples of a thread blocked in a wait */
-  uint64_t heap_allocs, heap_frees, heap_live, heap_peak, heap_total; /* heap sampling (heap.h) */
   int stopped_early_oom;        /* it stopped early because memory ran out */
   /* It stopped early for the app's heap (session.h): the room and the room
    * kept for the app then, KiB; 0 and 0 otherwise. */
@@ -111,7 +115,22 @@ typedef struct wt_stats_rec {
   int stopped_early_app;
   int threads_wrapped; /* the app has the pthread wrappers: 1, 0, -1 not known (threads.h) */
   double encode_us, worker_created_us, worker_started_us, lateness_max_us;
+  /* Each recorder's figures (recorder.h), in the registry's order. */
+  uint64_t recorder[WT_RECORDERS_MAX][WT_RECORDER_STATS_MAX];
 } wt_stats_rec;
+
+/* One recorder's spans on a session's final step. */
+typedef struct wt_span_set {
+  const char *category; /* its events' category ("startup") */
+  /* Its tracks' name ("Startup"; then "Startup 2", ...) in the chrome
+   * format, its marker category on the main thread in the firefox format. */
+  const char *track;
+  const char *color;    /* firefox's category color */
+  size_t n;             /* spans */
+  int nlanes;           /* lanes used, <= WT_SPAN_LANES */
+  /* Copies span k < n into *out; 0 if it is not there any more. */
+  int (*get)(const struct wt_span_set *set, size_t k, wt_span *out);
+} wt_span_set;
 
 /* One encode step's input. Everything is read-only. */
 typedef struct wt_encode_view {
@@ -142,6 +161,9 @@ typedef struct wt_encode_view {
   size_t retain_sample_bytes, retain_event_bytes;
   /* Counters when the step began (this step's batch not included). */
   wt_stats_rec stats;
+  /* On the final step, the recorders' spans (recorder.h): sets with n > 0. */
+  const wt_span_set *spans;
+  size_t nspans;
 } wt_encode_view;
 
 /* What one step did; session.c applies it. Starts zeroed, except
@@ -207,25 +229,8 @@ const uint32_t *wt_node_chain(const wt_encode_view *v, uint32_t id, int skip_roo
 void wt_encode_write_session(const wt_encode_view *v, wt_json *j);
 
 /* Writes the stats record as JSON object members (no braces): the
- * counters of v->stats plus this step's batch and tally so far; on the
- * final step also "startup" (wt_encode_write_phases) when there is any. */
+ * counters of v->stats plus this step's batch and tally so far, and each
+ * recorder's members (recorder.h: the heap's, the startup timeline's). */
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j);
-
-/* The startup timeline (phases.h) a session writes, on its final step: a
- * session started before main() every phase that begins before it
- * stopped, a later one those that begin while it recorded. order[] gets
- * their table indices in begin order (ties: the longer first), lane[] a
- * lane each (< WT_PHASE_LANES) in which no two spans overlap, so that a
- * viewer can draw each lane as a track; *nlanes the lanes used. Returns
- * how many. */
-#define WT_PHASE_LANES 16
-size_t wt_encode_phases(const wt_encode_view *v, uint16_t order[WT_PHASES_MAX], uint8_t lane[WT_PHASES_MAX],
-                        int *nlanes);
-
-/* Writes "startup":{"phases":[{"name","kind","beginUs","endUs","bytes"}...],
- * "dropped":N} as one JSON object member (no leading comma), in begin
- * order; kind is "span", "instant" or "note"; bytes only where known. The
- * machine-readable form every format carries in its stats record. */
-void wt_encode_write_phases(const wt_encode_view *v, wt_json *j);
 
 #endif

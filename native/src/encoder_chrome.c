@@ -18,13 +18,14 @@
 #include "encoder.h"
 #include "fmt.h"
 #include "mem.h"
+#include "strtab.h"
 
 /* What this encoder remembers of a thread between steps: 32 bytes, for
  * each of WT_MAX_THREADS slots. */
 typedef struct ch_thread {
   double span_lo, span_hi; /* earliest begin / latest end of its X events (valid if has_span) */
   int64_t prev_sample_us;  /* for timeDeltas */
-  uint32_t announced_hash; /* name_hash of the name it was announced with */
+  uint32_t announced_hash; /* wt_str_hash of the name it was announced with */
   uint8_t has_span, announced, profile_started;
 } ch_thread;
 
@@ -36,13 +37,9 @@ typedef struct ch_state {
 } ch_state;
 
 /* A thread renamed after it was announced gets a second thread_name event
- * at the end; a hash tells the names apart without keeping a copy of each
- * (FNV-1a: two names that collide would only miss that second event). */
-static uint32_t name_hash(const char *name) {
-  uint32_t h = 2166136261u;
-  for (; *name; name++) h = (h ^ (unsigned char)*name) * 16777619u;
-  return h;
-}
+ * at the end; a hash (wt_str_hash, FNV-1a) tells the names apart without
+ * keeping a copy of each: two names that collide would only miss that
+ * second event. */
 
 /* One step's context. */
 typedef struct ch_writer {
@@ -85,7 +82,7 @@ static void announce(ch_writer *w, uint16_t slot) {
     memcpy(name, w->v->threads[slot].name, sizeof name);
   else
     wt_snprintf(name, sizeof name, "thread %u", (unsigned)slot);
-  ct->announced_hash = name_hash(name);
+  ct->announced_hash = wt_str_hash(name);
   write_thread_name(w, slot, name);
   metadata_start(w, "thread_sort_index", slot + 1u);
   wt_json_lit(w->j, "\"sort_index\":");
@@ -260,45 +257,48 @@ static void write_chunk(ch_writer *w, uint16_t slot, const uint32_t *idx, size_t
   wt_json_lit(j, "]}}}");
 }
 
-/* The startup timeline (phases.h) on tracks of its own, "Startup",
- * "Startup 2", ... above the app's threads: spans as X events of category
- * "startup" (lanes keep them from overlapping, which DevTools would not
- * draw), instants as I events, notes as I events named "note" with the
- * sentence in args.text. Their tids are far above any thread's. */
-#define PHASE_TID_BASE 100000u
-static void write_phases(ch_writer *w) {
+/* The recorders' spans (recorder.h: the startup timeline's, the main
+ * thread's long tasks) on tracks of their own, named after the set
+ * ("Startup", "Startup 2", ..., "Long tasks (main thread)") above the app's
+ * threads: spans as X events of the set's category (lanes keep them from
+ * overlapping, which DevTools would not draw), instants as I events, notes
+ * as I events named "note" with the sentence in args.text. Never on an
+ * app thread's own track: DevTools drops an X that begins inside another
+ * and ends after it, and a scope of the app's may begin inside a task and
+ * end in a later one. Their tids are far above any thread's, WT_SPAN_LANES
+ * apart per set. */
+#define SPAN_TID_BASE 100000u
+static void write_spans(ch_writer *w, const wt_span_set *set, unsigned tid_base, int sort_base) {
   wt_json *j = w->j;
-  uint16_t order[WT_PHASES_MAX];
-  uint8_t lane[WT_PHASES_MAX];
-  int nlanes = 0;
-  size_t n = wt_encode_phases(w->v, order, lane, &nlanes);
-  for (int l = 0; l < nlanes; l++) {
-    char name[32], sort[32];
-    wt_snprintf(name, sizeof name, l ? "Startup %d" : "Startup", l + 1);
-    metadata_start(w, "thread_name", PHASE_TID_BASE + (unsigned)l);
+  for (int l = 0; l < set->nlanes; l++) {
+    char name[WT_NAME_MAX + 16], sort[32];
+    if (l) wt_snprintf(name, sizeof name, "%s %d", set->track, l + 1);
+    else wt_snprintf(name, sizeof name, "%s", set->track);
+    metadata_start(w, "thread_name", tid_base + (unsigned)l);
     wt_json_lit(j, "\"name\":");
     wt_json_string(j, name);
     wt_json_lit(j, "}}");
-    metadata_start(w, "thread_sort_index", PHASE_TID_BASE + (unsigned)l);
-    wt_snprintf(sort, sizeof sort, "\"sort_index\":%d}}", l - 100);
+    metadata_start(w, "thread_sort_index", tid_base + (unsigned)l);
+    wt_snprintf(sort, sizeof sort, "\"sort_index\":%d}}", sort_base + l);
     wt_json_lit(j, sort);
   }
-  for (size_t k = 0; k < n; k++) {
-    wt_phase p;
-    if (!wt_phase_get(order[k], &p)) continue;
+  for (size_t k = 0; k < set->n; k++) {
+    wt_span p;
+    if (!set->get(set, k, &p)) continue;
     event_start(w);
-    wt_json_lit(j, p.kind == WT_PHASE_SPAN ? "{\"ph\":\"X\",\"cat\":\"startup\",\"name\":"
-                                           : "{\"ph\":\"I\",\"s\":\"t\",\"cat\":\"startup\",\"name\":");
-    wt_json_string(j, p.kind == WT_PHASE_NOTE ? "note" : p.name);
+    wt_json_lit(j, p.kind == WT_SPAN_SPAN ? "{\"ph\":\"X\",\"cat\":" : "{\"ph\":\"I\",\"s\":\"t\",\"cat\":");
+    wt_json_string(j, set->category);
+    wt_json_lit(j, ",\"name\":");
+    wt_json_string(j, p.kind == WT_SPAN_NOTE ? "note" : p.name);
     wt_json_lit(j, ",\"pid\":1,\"tid\":");
-    wt_json_u64(j, PHASE_TID_BASE + lane[k]);
+    wt_json_u64(j, tid_base + p.lane);
     wt_json_lit(j, ",\"ts\":");
     wt_json_double3(j, p.begin_us);
-    if (p.kind == WT_PHASE_SPAN) {
+    if (p.kind == WT_SPAN_SPAN) {
       wt_json_lit(j, ",\"dur\":");
       wt_json_double3(j, p.end_us - p.begin_us);
     }
-    if (p.kind == WT_PHASE_NOTE) {
+    if (p.kind == WT_SPAN_NOTE) {
       wt_json_lit(j, ",\"args\":{\"text\":");
       wt_json_string(j, p.name);
       wt_json_lit(j, "}");
@@ -313,13 +313,14 @@ static void write_phases(ch_writer *w) {
 
 static void write_footer(ch_writer *w) {
   wt_json *j = w->j;
-  write_phases(w);
+  for (size_t i = 0; i < w->v->nspans; i++)
+    write_spans(w, &w->v->spans[i], SPAN_TID_BASE + (unsigned)i * WT_SPAN_LANES, (int)i * WT_SPAN_LANES - 100);
   for (uint32_t slot = 0; slot < w->v->nthreads; slot++) {
     const wt_session_thread *st = &w->v->threads[slot];
     const ch_thread *ct = &w->c->threads[slot];
     if (!st->seen) continue;
     announce(w, (uint16_t)slot);
-    if (name_hash(st->name) != ct->announced_hash) write_thread_name(w, (uint16_t)slot, st->name);
+    if (wt_str_hash(st->name) != ct->announced_hash) write_thread_name(w, (uint16_t)slot, st->name);
     if (!st->root) continue;
     event_start(w);
     wt_json_lit(j, "{\"ph\":\"X\",\"cat\":\"wasmtrace\",\"name\":\"wasmtrace: sampled\",\"pid\":1,\"tid\":");

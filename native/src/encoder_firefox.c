@@ -49,25 +49,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "encoder.h"
+#include "encoder_firefox.h"
 #include "fmt.h"
 #include "mem.h"
 #include "platform.h"
-#include "u32map.h"
 
-#define PROCESSED_VERSION 57
-#define FIXED_CATEGORIES 4
-enum { CAT_OTHER = 0, CAT_IDLE = 1, CAT_WASM = 2, CAT_SCOPE = 3 };
-/* Marker phases of the processed format. */
-enum { PHASE_INSTANT = 0, PHASE_INTERVAL = 1, PHASE_INTERVAL_START = 2 };
-#define NO_INDEX 0xffffffffu
-#define SAMPLE_ENTRY 14 /* a retained sample: double time, u32 node, u16 weight (unaligned) */
-
-typedef struct ff_state {
-  wt_ring samples; /* retained SAMPLE_ENTRY records */
-  wt_ring events;  /* retained wt_event_rec */
-  double epoch_ms; /* wall clock at the session's start */
-} ff_state;
 
 /* ---- wall clock ----------------------------------------------------------- */
 
@@ -107,7 +93,6 @@ static uint16_t sample_weight(const ff_state *f, uint32_t pos) {
   return weight;
 }
 
-static const wt_event_rec *event_at(const ff_state *f, size_t i) { return wt_ring_at(&f->events, i); }
 
 /* Moves the step's batch into the retained rings; what does not fit is
  * dropped by the session's whenFull policy and tallied. */
@@ -139,96 +124,15 @@ static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *
   t->retained_bytes = wt_ring_bytes(&f->samples) + wt_ring_bytes(&f->events);
 }
 
-/* ---- the string table --------------------------------------------------------- */
-
-typedef struct strtab {
-  char **str; /* copies, freed with the table */
-  uint32_t count, cap;
-  wt_u32map index; /* string index + 1 by hash */
-} strtab;
-
-static uint32_t str_hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
-
-static int strtab_grow(strtab *t) {
-  uint32_t nslots = t->index.cap ? t->index.cap * 2 : 1024;
-  wt_u32map index;
-  if (!wt_u32map_init(&index, nslots, 0)) return 0;
-  char **str = wt_mem_realloc(t->str, (size_t)(nslots / 2) * sizeof *str);
-  if (!str) {
-    wt_u32map_free(&index);
-    return 0;
-  }
-  t->str = str;
-  for (uint32_t i = 0; i < t->count; i++) {
-    uint32_t j = wt_u32map_first(&index, str_hash(str[i]));
-    while (wt_u32map_get(&index, j)) j = wt_u32map_next(&index, j);
-    wt_u32map_set(&index, j, i + 1);
-  }
-  wt_u32map_free(&t->index);
-  t->index = index;
-  t->cap = nslots / 2;
-  return 1;
-}
-
-/* Index of s in the table, added if new; NO_INDEX if out of memory. */
-static uint32_t strtab_index(strtab *t, const char *s) {
-  if (t->count + 1 > t->cap && !strtab_grow(t)) return NO_INDEX;
-  uint32_t j = wt_u32map_first(&t->index, str_hash(s)), v;
-  for (; (v = wt_u32map_get(&t->index, j)) != 0; j = wt_u32map_next(&t->index, j))
-    if (strcmp(t->str[v - 1], s) == 0) return v - 1;
-  char *copy = wt_mem_strdup(s);
-  if (!copy) return NO_INDEX;
-  t->str[t->count] = copy;
-  wt_u32map_set(&t->index, j, ++t->count);
-  return t->count - 1;
-}
-
-static void strtab_free(strtab *t) {
-  for (uint32_t i = 0; i < t->count; i++) wt_mem_free(t->str[i]);
-  wt_mem_free(t->str);
-  wt_u32map_free(&t->index);
-}
-
 /* ---- writing ------------------------------------------------------------------- */
 
-/* Everything the final write needs besides the view. */
-typedef struct ff_writer {
-  const wt_encode_view *v;
-  const ff_state *f;
-  wt_json *j;
-  strtab strings;
-  uint32_t *order;      /* retained samples' storage positions grouped by thread, time order */
-  uint32_t first[WT_MAX_THREADS + 1]; /* order[first[t] .. first[t+1]) belong to thread t */
-  uint32_t *ev_order;   /* retained event positions sorted by (thread, time) */
-  uint32_t *stack_of;   /* node id -> stack index + 1 in its thread (0: none yet) */
-  uint32_t *stack_frame, *stack_prefix; /* this thread's stack table */
-  uint32_t *frame_id, *frame_func, *frame_cat; /* this thread's frame table */
-  uint32_t *func_name;                  /* this thread's func table */
-  uint32_t nstacks, nframes, nfuncs;
-  wt_u32map frame_of; /* frame index + 1 by frame id (per thread) */
-  wt_u32map func_of;  /* func index + 1 by name string index (per thread) */
-  uint8_t marker_cat[WT_MAX_CATEGORY_NAMES]; /* wasmtrace category -> profile category, 0: unused */
-  uint32_t ncats;
-  /* The startup timeline (phases.h): markers of the "Startup" category on
-   * the main thread (phase_slot; the first thread written if none is). */
-  uint16_t phase_order[WT_PHASES_MAX];
-  uint8_t phase_lane[WT_PHASES_MAX];
-  size_t nphases;
-  uint32_t phase_cat;
-  int phase_slot;
-  int oom;
-} ff_writer;
 
-static void write_ms(ff_writer *w, double us) { wt_json_double3(w->j, (us - w->v->start_us) / 1000.0); }
+void ff_write_ms(ff_writer *w, double us) { wt_json_double3(w->j, (us - w->v->start_us) / 1000.0); }
 
-/* The string index of a frame's (or event's) name; NO_INDEX sets oom. */
-static uint32_t name_index(ff_writer *w, uint32_t frame) {
-  uint32_t i = strtab_index(&w->strings, wt_encode_frame_name(frame));
-  if (i == NO_INDEX) w->oom = 1;
+/* The string index of a frame's (or event's) name; WT_STRTAB_NONE sets oom. */
+uint32_t ff_name_index(ff_writer *w, uint32_t frame) {
+  uint32_t i = wt_strtab_index(&w->strings, wt_encode_frame_name(frame));
+  if (i == WT_STRTAB_NONE) w->oom = 1;
   return i;
 }
 
@@ -247,8 +151,8 @@ static uint32_t frame_for(ff_writer *w, uint32_t frame) {
   while ((fi = wt_u32map_get(&w->frame_of, i)) != 0 && w->frame_id[fi - 1] != frame)
     i = wt_u32map_next(&w->frame_of, i);
   if (fi) return fi - 1;
-  uint32_t name = name_index(w, frame);
-  if (name == NO_INDEX) return NO_INDEX;
+  uint32_t name = ff_name_index(w, frame);
+  if (name == WT_STRTAB_NONE) return WT_STRTAB_NONE;
   uint32_t k = wt_u32map_first(&w->func_of, wt_u32map_hash(name)), fn;
   while ((fn = wt_u32map_get(&w->func_of, k)) != 0 && w->func_name[fn - 1] != name)
     k = wt_u32map_next(&w->func_of, k);
@@ -266,15 +170,15 @@ static uint32_t frame_for(ff_writer *w, uint32_t frame) {
 static int has_stack(const void *ctx, uint32_t node) { return ((const ff_writer *)ctx)->stack_of[node] != 0; }
 
 /* The stack index of node `id` in the current thread, creating it and its
- * missing ancestors; NO_INDEX for the thread's root (an empty stack). */
+ * missing ancestors; WT_STRTAB_NONE for the thread's root (an empty stack). */
 static uint32_t stack_for(ff_writer *w, uint32_t id) {
   uint32_t buf[WT_NODE_CHAIN_MAX], above;
   int n;
   const uint32_t *chain = wt_node_chain(w->v, id, 1, has_stack, w, buf, &n, &above);
-  uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : NO_INDEX;
+  uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : WT_STRTAB_NONE;
   for (int i = 0; i < n; i++) {
     uint32_t fi = frame_for(w, w->v->nodes[chain[i] - 1].frame);
-    if (fi == NO_INDEX) return NO_INDEX;
+    if (fi == WT_STRTAB_NONE) return WT_STRTAB_NONE;
     w->stack_frame[w->nstacks] = fi;
     w->stack_prefix[w->nstacks] = prefix;
     w->stack_of[chain[i]] = ++w->nstacks;
@@ -283,11 +187,11 @@ static uint32_t stack_for(ff_writer *w, uint32_t id) {
   return prefix;
 }
 
-/* A JSON array's members: n values (NO_INDEX as null) or n copies of lit. */
+/* A JSON array's members: n values (WT_STRTAB_NONE as null) or n copies of lit. */
 static void write_u32_list(ff_writer *w, const uint32_t *v, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     if (i) wt_json_lit(w->j, ",");
-    if (v[i] == NO_INDEX) wt_json_lit(w->j, "null");
+    if (v[i] == WT_STRTAB_NONE) wt_json_lit(w->j, "null");
     else wt_json_u64(w->j, v[i]);
   }
 }
@@ -310,187 +214,10 @@ static void write_column(ff_writer *w, const char *key, const uint32_t *v, const
 static const ff_state *sort_state;
 static int cmp_event_index(const void *pa, const void *pb) {
   uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-  const wt_event_rec *ra = event_at(sort_state, a), *rb = event_at(sort_state, b);
+  const wt_event_rec *ra = ff_event_at(sort_state, a), *rb = ff_event_at(sort_state, b);
   if (ra->thread != rb->thread) return ra->thread < rb->thread ? -1 : 1;
   if (ra->ts_us != rb->ts_us) return ra->ts_us < rb->ts_us ? -1 : 1;
   return a < b ? -1 : a > b;
-}
-
-/* The profile category of a marker of wasmtrace category `cat`. */
-static uint32_t marker_category(ff_writer *w, uint32_t cat) {
-  if (cat >= WT_MAX_CATEGORY_NAMES) return CAT_OTHER;
-  return w->marker_cat[cat] ? w->marker_cat[cat] : CAT_OTHER;
-}
-
-/* The thread's events: ev_order[*lo .. *hi), in time order. */
-static void thread_events(const ff_writer *w, uint16_t slot, uint32_t *lo_out, uint32_t *hi_out) {
-  const ff_state *f = w->f;
-  uint32_t lo = 0, hi = (uint32_t)f->events.count;
-  while (lo < hi && event_at(f, w->ev_order[lo])->thread < slot) lo++;
-  hi = lo;
-  while (hi < f->events.count && event_at(f, w->ev_order[hi])->thread == slot) hi++;
-  *lo_out = lo;
-  *hi_out = hi;
-}
-
-/* A record that is a marker: a scope, an instant, or a growth of the wasm
- * memory (an instant whose cause is its stack). */
-static int is_marker(const wt_event_rec *r) {
-  int kind = WT_REC_KIND(r->kind);
-  return kind == WT_REC_SCOPE || kind == WT_REC_INSTANT || kind == WT_REC_GROW;
-}
-
-/* The thread's sampled allocations and frees (heap.h) as the profile's
- * nativeAllocations table, balanced: an allocation has its stack and a
- * positive weight, its free the same address and the negative weight, on
- * the allocating thread's table (the Firefox Profiler matches them by
- * address within a table for its "Retained memory" view); threadId says
- * which thread allocated or freed. A free has no stack (the shim copies
- * none at free): the profiler finds its allocation by address. */
-static void write_allocations(ff_writer *w, uint16_t slot) {
-  wt_json *j = w->j;
-  const ff_state *f = w->f;
-  uint32_t lo, hi, n = 0;
-  thread_events(w, slot, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) n += WT_REC_IS_HEAP(event_at(f, w->ev_order[i])->kind) != 0;
-  static const char *const cols[] = {"time", "weight", "stack", "memoryAddress", "threadId"};
-  wt_json_lit(j, "\"nativeAllocations\":{\"length\":");
-  wt_json_u64(j, n);
-  wt_json_lit(j, ",\"weightType\":\"bytes\"");
-  for (int c = 0; c < 5; c++) {
-    wt_json_lit(j, ",\"");
-    wt_json_lit(j, cols[c]);
-    wt_json_lit(j, "\":[");
-    int first = 1;
-    for (uint32_t i = lo; i < hi; i++) {
-      const wt_event_rec *r = event_at(f, w->ev_order[i]);
-      if (!WT_REC_IS_HEAP(r->kind)) continue;
-      int alloc = WT_REC_KIND(r->kind) == WT_REC_ALLOC;
-      if (!first) wt_json_lit(j, ",");
-      first = 0;
-      switch (c) {
-        case 0: write_ms(w, r->ts_us); break;
-        case 1:
-          if (!alloc) wt_json_lit(j, "-");
-          wt_json_u64(j, r->heap.bytes);
-          break;
-        case 2:
-          if (alloc && r->id && w->stack_of[r->id]) wt_json_u64(j, w->stack_of[r->id] - 1);
-          else wt_json_lit(j, "null");
-          break;
-        case 3: wt_json_u64(j, r->heap.addr); break;
-        default: wt_json_u64(j, r->cat + 1u); break; /* the tid the threads carry */
-      }
-    }
-    wt_json_lit(j, "]");
-  }
-  wt_json_lit(j, "},\n");
-}
-
-static void write_markers(ff_writer *w, uint16_t slot) {
-  wt_json *j = w->j;
-  const ff_state *f = w->f;
-  /* This thread's scopes and instants, in begin-time order. */
-  uint32_t lo, hi;
-  thread_events(w, slot, &lo, &hi);
-  uint32_t n = 0;
-  for (uint32_t i = lo; i < hi; i++) n += is_marker(event_at(f, w->ev_order[i]));
-  size_t nphases = slot == w->phase_slot ? w->nphases : 0;
-  n += (uint32_t)nphases;
-
-  static const char *const cols[] = {"name", "category", "startTime", "endTime", "phase", "data"};
-  wt_json_lit(j, "\"markers\":{\"length\":");
-  wt_json_u64(j, n);
-  for (int c = 0; c < 6; c++) {
-    wt_json_lit(j, ",\"");
-    wt_json_lit(j, cols[c]);
-    wt_json_lit(j, "\":[");
-    int first = 1;
-    for (uint32_t i = lo; i < hi; i++) {
-      const wt_event_rec *r = event_at(f, w->ev_order[i]);
-      int kind = WT_REC_KIND(r->kind);
-      if (!is_marker(r)) continue;
-      if (!first) wt_json_lit(j, ",");
-      first = 0;
-      int unfinished = kind == WT_REC_SCOPE && (r->kind & WT_REC_UNFINISHED);
-      int grow = kind == WT_REC_GROW;
-      switch (c) {
-        case 0:
-          if (grow) {
-            uint32_t s = strtab_index(&w->strings, WT_GROW_EVENT_NAME);
-            if (s == NO_INDEX) w->oom = 1;
-            wt_json_u64(j, s);
-          } else {
-            wt_json_u64(j, name_index(w, r->id));
-          }
-          break;
-        case 1: wt_json_u64(j, marker_category(w, r->cat)); break;
-        case 2: write_ms(w, r->ts_us); break;
-        case 3:
-          if (kind == WT_REC_SCOPE && !unfinished) write_ms(w, r->value);
-          else wt_json_lit(j, "null");
-          break;
-        case 4:
-          wt_json_u64(j, kind == WT_REC_INSTANT || grow ? PHASE_INSTANT
-                         : unfinished           ? PHASE_INTERVAL_START
-                                                : PHASE_INTERVAL);
-          break;
-        default:
-          wt_json_lit(j, "{\"type\":\"wasmtrace\",\"category\":");
-          wt_json_string(j, wt_registry_category_name(r->cat));
-          if (unfinished) wt_json_lit(j, ",\"unfinished\":\"still open when the session stopped\"");
-          if (grow) {
-            wt_json_lit(j, ",\"fromBytes\":");
-            wt_json_u64(j, (uint64_t)r->heap.addr * 65536);
-            wt_json_lit(j, ",\"toBytes\":");
-            wt_json_u64(j, (uint64_t)r->heap.bytes * 65536);
-            /* The profiler shows a marker's cause stack in its tooltip. */
-            if (r->id && w->stack_of[r->id]) {
-              wt_json_lit(j, ",\"cause\":{\"stack\":");
-              wt_json_u64(j, w->stack_of[r->id] - 1);
-              wt_json_lit(j, "}");
-            }
-          }
-          wt_json_lit(j, "}");
-          break;
-      }
-    }
-    for (size_t k = 0; k < nphases; k++) {
-      wt_phase p;
-      if (!wt_phase_get(w->phase_order[k], &p)) p = (wt_phase){.kind = WT_PHASE_NOTE, .bytes = -1};
-      if (!first) wt_json_lit(j, ",");
-      first = 0;
-      switch (c) {
-        case 0: {
-          uint32_t s = strtab_index(&w->strings, p.kind == WT_PHASE_NOTE ? "note" : p.name);
-          if (s == NO_INDEX) w->oom = 1;
-          wt_json_u64(j, s);
-          break;
-        }
-        case 1: wt_json_u64(j, w->phase_cat); break;
-        case 2: write_ms(w, p.begin_us); break;
-        case 3:
-          if (p.kind == WT_PHASE_SPAN) write_ms(w, p.end_us);
-          else wt_json_lit(j, "null");
-          break;
-        case 4: wt_json_u64(j, p.kind == WT_PHASE_SPAN ? PHASE_INTERVAL : PHASE_INSTANT); break;
-        default:
-          wt_json_lit(j, "{\"type\":\"wasmtrace\",\"category\":\"startup\"");
-          if (p.bytes >= 0) {
-            wt_json_lit(j, ",\"bytes\":");
-            wt_json_u64(j, (uint64_t)p.bytes);
-          }
-          if (p.kind == WT_PHASE_NOTE) {
-            wt_json_lit(j, ",\"text\":");
-            wt_json_string(j, p.name);
-          }
-          wt_json_lit(j, "}");
-          break;
-      }
-    }
-    wt_json_lit(j, "]");
-  }
-  wt_json_lit(j, "}");
 }
 
 static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
@@ -507,9 +234,9 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   int heap = v->config->heap_sample_bytes != 0;
   if (heap) { /* the allocations' stacks too */
     uint32_t elo, ehi;
-    thread_events(w, slot, &elo, &ehi);
+    ff_thread_events(w, slot, &elo, &ehi);
     for (uint32_t i = elo; i < ehi; i++) {
-      const wt_event_rec *r = event_at(w->f, w->ev_order[i]);
+      const wt_event_rec *r = ff_event_at(w->f, w->ev_order[i]);
       int k = WT_REC_KIND(r->kind);
       if ((k == WT_REC_ALLOC || k == WT_REC_GROW) && r->id) stack_for(w, r->id);
     }
@@ -526,9 +253,9 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_snprintf(pname, sizeof pname, "wasmtrace: %s", v->config->name);
   wt_json_string(j, pname);
   wt_json_lit(j, ",\"processStartupTime\":0,\"processShutdownTime\":");
-  write_ms(w, v->stop_us > v->start_us ? v->stop_us : v->start_us);
+  ff_write_ms(w, v->stop_us > v->start_us ? v->stop_us : v->start_us);
   wt_json_lit(j, ",\"registerTime\":");
-  write_ms(w, hi > lo ? sample_ts(w->f, w->order[lo]) : v->start_us); /* its first kept sample */
+  ff_write_ms(w, hi > lo ? sample_ts(w->f, w->order[lo]) : v->start_us); /* its first kept sample */
   wt_json_lit(j, ",\"unregisterTime\":null,\"pausedRanges\":[],\"showMarkersInTimeline\":true,"
                  "\"pid\":\"1\",\"tid\":\"");
   wt_json_u64(j, slot + 1u);
@@ -558,7 +285,7 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, "],\"time\":[");
   for (uint32_t i = lo; i < hi; i++) {
     if (i > lo) wt_json_lit(j, ",");
-    write_ms(w, sample_ts(w->f, w->order[i]));
+    ff_write_ms(w, sample_ts(w->f, w->order[i]));
   }
   wt_json_lit(j, "]},\n\"stackTable\":{\"length\":");
   wt_json_u64(j, w->nstacks);
@@ -584,8 +311,8 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_json_lit(j, "},\n\"resourceTable\":{\"length\":0,\"lib\":[],\"name\":[],\"host\":[],\"type\":[]},"
                  "\"nativeSymbols\":{\"length\":0,\"libIndex\":[],\"address\":[],\"name\":[],"
                  "\"functionSize\":[]},\n");
-  if (heap) write_allocations(w, slot);
-  write_markers(w, slot);
+  if (heap) ff_write_allocations(w, slot);
+  ff_write_markers(w, slot);
   wt_json_lit(j, "}");
 }
 
@@ -604,7 +331,7 @@ static void write_counters(ff_writer *w) {
   }
   uint32_t nids = 0;
   for (uint32_t i = 0; i < f->events.count; i++) {
-    const wt_event_rec *r = event_at(f, i);
+    const wt_event_rec *r = ff_event_at(f, i);
     if (WT_REC_KIND(r->kind) != WT_REC_COUNTER) continue;
     uint32_t k = 0;
     while (k < nids && ids[k] != r->id) k++;
@@ -613,13 +340,13 @@ static void write_counters(ff_writer *w) {
   for (uint32_t k = 0; k < nids; k++) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < f->events.count; i++) {
-      const wt_event_rec *r = event_at(f, i);
+      const wt_event_rec *r = ff_event_at(f, i);
       if (WT_REC_KIND(r->kind) == WT_REC_COUNTER && r->id == ids[k]) idx[n++] = i;
     }
     /* Insertion sort by time (counters arrive almost sorted). */
     for (uint32_t a = 1; a < n; a++) {
       uint32_t v = idx[a], b = a;
-      while (b > 0 && event_at(f, idx[b - 1])->ts_us > event_at(f, v)->ts_us) {
+      while (b > 0 && ff_event_at(f, idx[b - 1])->ts_us > ff_event_at(f, v)->ts_us) {
         idx[b] = idx[b - 1];
         b--;
       }
@@ -627,7 +354,7 @@ static void write_counters(ff_writer *w) {
     }
     const char *name = wt_encode_frame_name(ids[k]);
     int memory = strstr(name, "bytes") != NULL;
-    const wt_event_rec *r0 = event_at(f, idx[0]);
+    const wt_event_rec *r0 = ff_event_at(f, idx[0]);
     wt_json_lit(j, k ? ",\n{\"name\":" : "\n{\"name\":");
     wt_json_string(j, name);
     wt_json_lit(j, ",\"category\":");
@@ -641,12 +368,12 @@ static void write_counters(ff_writer *w) {
     wt_json_lit(j, ",\"time\":[");
     for (uint32_t a = 0; a < n; a++) {
       if (a) wt_json_lit(j, ",");
-      write_ms(w, event_at(f, idx[a])->ts_us);
+      ff_write_ms(w, ff_event_at(f, idx[a])->ts_us);
     }
     wt_json_lit(j, "],\"count\":[");
     double prev = 0;
     for (uint32_t a = 0; a < n; a++) {
-      double v = event_at(f, idx[a])->value;
+      double v = ff_event_at(f, idx[a])->value;
       if (!isfinite(v) || !isfinite(v - prev)) v = prev; /* JSON has no inf/NaN */
       char num[40];
       wt_fmt_double(num, sizeof num, v - prev, 17);
@@ -685,8 +412,8 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
                  "{\"name\":\"Scope\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]}");
   /* One category per wasmtrace category that names a marker. */
   for (size_t i = 0; i < w->f->events.count; i++) {
-    const wt_event_rec *r = event_at(w->f, i);
-    if (!is_marker(r) || r->cat >= WT_MAX_CATEGORY_NAMES || w->marker_cat[r->cat])
+    const wt_event_rec *r = ff_event_at(w->f, i);
+    if (!ff_is_marker(r) || r->cat >= WT_MAX_CATEGORY_NAMES || w->marker_cat[r->cat])
       continue;
     w->marker_cat[r->cat] = (uint8_t)w->ncats;
     wt_json_lit(j, ",{\"name\":");
@@ -696,9 +423,13 @@ static void write_meta(ff_writer *w, wt_encode_tally *t) {
     wt_json_lit(j, "\",\"subcategories\":[\"Other\"]}");
     w->ncats++;
   }
-  if (w->nphases) {
-    w->phase_cat = w->ncats++;
-    wt_json_lit(j, ",{\"name\":\"Startup\",\"color\":\"lightblue\",\"subcategories\":[\"Other\"]}");
+  for (size_t i = 0; w->nspans && i < v->nspans; i++) {
+    w->span_cat[i] = w->ncats++;
+    wt_json_lit(j, ",{\"name\":");
+    wt_json_string(j, v->spans[i].track);
+    wt_json_lit(j, ",\"color\":");
+    wt_json_string(j, v->spans[i].color);
+    wt_json_lit(j, ",\"subcategories\":[\"Other\"]}");
   }
   wt_json_lit(j, "],\n\"markerSchema\":[{\"name\":\"wasmtrace\",\"display\":[\"marker-chart\","
                  "\"marker-table\",\"timeline-overview\"],\"chartLabel\":\"{marker.name}\","
@@ -750,16 +481,14 @@ static int writer_init(ff_writer *w, const wt_encode_view *v, const ff_state *f,
   w->f = f;
   w->j = j;
   w->ncats = FIXED_CATEGORIES;
-  w->phase_slot = -1;
-  if (v->final) {
-    w->nphases = wt_encode_phases(v, w->phase_order, w->phase_lane, NULL);
-    for (uint32_t slot = 0; slot < v->nthreads && w->nphases; slot++) {
-      if (!v->threads[slot].seen) continue;
-      if (w->phase_slot < 0 || v->threads[slot].is_main) w->phase_slot = (int)slot;
-      if (v->threads[slot].is_main) break;
-    }
-    if (w->phase_slot < 0) w->nphases = 0; /* no thread to carry them: the stats record still does */
+  w->span_slot = -1;
+  for (size_t i = 0; i < v->nspans; i++) w->nspans += v->spans[i].n; /* final step only */
+  for (uint32_t slot = 0; slot < v->nthreads && w->nspans; slot++) {
+    if (!v->threads[slot].seen) continue;
+    if (w->span_slot < 0 || v->threads[slot].is_main) w->span_slot = (int)slot;
+    if (v->threads[slot].is_main) break;
   }
+  if (w->span_slot < 0) w->nspans = 0; /* no thread to carry them: the stats record still does */
   size_t nodes = (size_t)v->node_count + 1, nsamples = f->samples.count, nevents = f->events.count;
   w->order = wt_mem_alloc((nsamples + 1) * sizeof *w->order);
   w->ev_order = wt_mem_alloc((nevents + 1) * sizeof *w->ev_order);
@@ -796,7 +525,7 @@ static void writer_free(ff_writer *w) {
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) wt_mem_free(p[i]);
   wt_u32map_free(&w->frame_of);
   wt_u32map_free(&w->func_of);
-  strtab_free(&w->strings);
+  wt_strtab_free(&w->strings);
 }
 
 static wt_status write_profile(const wt_encode_view *v, const ff_state *f, wt_json *j, wt_encode_tally *t) {

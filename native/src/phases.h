@@ -5,32 +5,25 @@
  * page's navigation start). The page-side shim observes them
  * (js/wasmtrace_pre.js) and hands each one here once the module is up;
  * every session that started before main() writes all of them, a session
- * started later those that begin while it records (session_encode.c).
+ * started later those that begin while it records (rec_timeline.c).
  *
- * One process-wide table of at most WT_PHASES_MAX entries, filled in
- * order: a writer reserves a slot with one atomic add and publishes it with
- * a release store of its `ready` flag; the worker reads published slots at
- * a session's final step. Entries past the table are counted, not kept.
- * Any thread may add; nothing here allocates or locks. */
+ * One process-wide span table (span_table.h) of at most WT_PHASES_MAX
+ * entries; the startup timeline's recorder (rec_timeline.c) reads it. Any
+ * thread may add; nothing here allocates or locks. */
 #ifndef WT_PHASES_H
 #define WT_PHASES_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
+#include "span.h"
+
 #define WT_PHASES_MAX 256
-#define WT_PHASE_NAME_MAX 128
+#define WT_PHASE_NAME_MAX WT_SPAN_NAME_MAX
 
-/* Kinds of phases. A note is a sentence saying what could not be
- * recorded (e.g. a resource without timing detail), with its time. */
-enum { WT_PHASE_SPAN = 1, WT_PHASE_INSTANT = 2, WT_PHASE_NOTE = 3 };
+/* Kinds of phases: those of spans (span.h). */
+enum { WT_PHASE_SPAN = WT_SPAN_SPAN, WT_PHASE_INSTANT = WT_SPAN_INSTANT, WT_PHASE_NOTE = WT_SPAN_NOTE };
 
-typedef struct wt_phase {
-  double begin_us, end_us; /* end_us == begin_us for instants and notes */
-  double bytes;            /* bytes transferred (a resource), or -1 */
-  uint8_t kind;            /* WT_PHASE_* */
-  char name[WT_PHASE_NAME_MAX]; /* UTF-8, cut at a character boundary */
-} wt_phase;
+typedef wt_span wt_phase;
 
 /* Adds a phase. Returns 0, or -1 if the table is full or the phase is
  * malformed (unknown kind, end before begin, a time that is not finite):

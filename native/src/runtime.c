@@ -15,6 +15,7 @@
 #include "outputs.h"
 #include "phases.h"
 #include "platform.h"
+#include "recorders.h"
 #include "registry.h"
 #include "symbols.h"
 #include "worker.h"
@@ -82,11 +83,7 @@ wt_status wt_runtime_init(void) {
   /* Register the caller (normally the main thread) so it is sampled from
    * the first tick, before it ever opens a scope. */
   wt_thread_self();
-  static const char *const builtin[5] = {"wasm heap bytes", "malloc bytes in use", "live threads",
-                                         "heap live bytes (sampled)", "heap allocated bytes (sampled)"};
-  wt_rt.builtin_counter_cat = wt_registry_intern_category("wasmtrace");
-  wt_rt.heap_cat = wt_registry_intern_category("heap");
-  for (int i = 0; i < 5; i++) wt_rt.builtin_counter_ids[i] = wt_registry_intern(builtin[i]);
+  wt_recorders_init(); /* the names and categories they record under */
 #ifdef __EMSCRIPTEN__
   char refused[WT_ERROR_MAX] = "";
   if (wt_js_pool_prepare(refused, (int)sizeof refused) != 0) return worker_failed(refused);

@@ -52,9 +52,6 @@ typedef struct wt_runtime {
   _Atomic uint64_t worker_busy_us;  /* time the worker spent awake (CPU upper bound) */
   _Atomic double worker_started_us; /* when the worker thread began running */
   double worker_created_us;         /* when wt_runtime_init created it */
-  uint32_t builtin_counter_ids[5];  /* heap bytes, malloc bytes in use, live threads, heap live and allocated (sampled) */
-  uint32_t builtin_counter_cat;     /* their category ("wasmtrace") */
-  uint32_t heap_cat;                /* the memory growth events' category ("heap") */
 
   /* --- categories (categories.c) -------------------------------------- */
   pthread_mutex_t categories_mutex;

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "heap.h"
 #include "json.h"
 #include "mem.h"
 #include "platform.h"
@@ -22,7 +21,6 @@
  * takes them at start, with the buffers' first capacity. */
 #define SHARE_SAMPLES 40 /* percent: pending samples (+ sort scratch) */
 #define SHARE_EVENTS 15  /* pending event records */
-#define SHARE_HEAP_SHIFT 20 /* moved from samples to events when the session samples the heap */
 #define SHARE_NODES 20   /* the call tree and its hash table */
 #define SHARE_OUT 25     /* compressed output waiting for the main thread */
 #define SAMPLE_BYTES (sizeof(wt_sample) + sizeof(uint32_t))
@@ -222,9 +220,10 @@ static int set_budgets(wt_session *s) {
   size_t limit = (size_t)s->config.max_buffer_kb * 1024;
   if (limit < limit_needed(e)) return 0;
   if (e) limit -= e->state_bytes;
-  /* A session that samples the heap: its allocations and frees wait with
-   * the events, in bursts (a loop of small blocks) between encode steps. */
-  size_t shift = s->config.heap_sample_bytes ? SHARE_HEAP_SHIFT : 0;
+  /* Its recorders' records wait with the events (the heap's allocations
+   * and frees come in bursts, a loop of small blocks, between encode
+   * steps): they move a share from the samples (recorders.h). */
+  size_t shift = s->events_share_pct < SHARE_SAMPLES / 2 ? s->events_share_pct : SHARE_SAMPLES / 2;
   s->rec.budget_samples = limit / 100 * (SHARE_SAMPLES - shift) / SAMPLE_BYTES;
   s->rec.budget_events = limit / 100 * (SHARE_EVENTS + shift) / sizeof(wt_event_rec);
   s->rec.budget_nodes = limit / 100 * SHARE_NODES / NODE_BYTES;
@@ -547,52 +546,16 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
   *(wt_sample *)wt_ring_push(&s->rec.samples) = (wt_sample){.ts_us = ts_us, .node = node, .thread = slot, .weight = (uint16_t)weight};
 }
 
-/* The node of a heap entry's stack in the session's call tree (0: the
- * table was full before the thread's root existed). */
-static uint32_t heap_node(wt_session *s, const wt_heap_entry *e) {
-  wt_session_thread *st = see_thread(s, e->slot);
+void wt_session_record_stack_event(wt_session *s, wt_event_rec rec, uint16_t slot, const uint32_t *frames, int n,
+                                   int truncated) {
+  wt_session_thread *st = see_thread(s, slot);
   /* The thread's root, without touching what its samples keep (their
    * first one sets st->root and its time). */
-  uint32_t node = node_get(s, e->slot, 0, WT_NODE_ROOT);
+  uint32_t node = node_get(s, slot, 0, WT_NODE_ROOT);
   int cut = 0;
-  for (int i = 0; i < e->depth && node && !cut; i++)
-    node = child_or_truncated(s, st, e->slot, node, e->frames[i], &cut);
-  if (node && !cut && e->truncated) node = child_or_truncated(s, st, e->slot, node, WT_NODE_TRUNCATED, &cut);
-  return node;
-}
-
-void wt_session_record_heap(wt_session *s, const wt_heap_entry *e, uint8_t grow_cat) {
-  wt_event_rec rec = {.ts_us = e->ts_us, .heap = {.addr = e->addr, .bytes = e->bytes}, .thread = e->slot};
-  if (e->kind == WT_HEAP_GROW) {
-    if (s->config.format == WT_FORMAT_FOLDED) return; /* no place for an event */
-    rec.heap.bytes = e->size; /* pages before in addr, after in bytes */
-    rec.id = heap_node(s, e);
-    rec.kind = WT_REC_GROW;
-    rec.cat = grow_cat;
-  } else {
-    uint64_t live = atomic_load_explicit(&s->heap_live, memory_order_relaxed);
-    if (e->kind == WT_HEAP_ALLOC) {
-      atomic_fetch_add_explicit(&s->heap_allocs, 1, memory_order_relaxed);
-      atomic_fetch_add_explicit(&s->heap_total, e->bytes, memory_order_relaxed);
-      live += e->bytes;
-      if (live > atomic_load_explicit(&s->heap_peak, memory_order_relaxed))
-        atomic_store_explicit(&s->heap_peak, live, memory_order_relaxed);
-    } else {
-      atomic_fetch_add_explicit(&s->heap_frees, 1, memory_order_relaxed);
-      live = live > e->bytes ? live - e->bytes : 0;
-    }
-    atomic_store_explicit(&s->heap_live, live, memory_order_relaxed);
-    if (s->config.format != WT_FORMAT_FIREFOX) return; /* the others write the counters */
-    if (e->kind == WT_HEAP_ALLOC) {
-      rec.id = heap_node(s, e);
-      rec.kind = WT_REC_ALLOC;
-      rec.cat = (uint8_t)e->slot;
-    } else {
-      see_thread(s, e->slot);
-      rec.kind = WT_REC_FREE;
-      rec.cat = (uint8_t)(e->free_slot < WT_MAX_THREADS ? e->free_slot : e->slot);
-    }
-  }
+  for (int i = 0; i < n && node && !cut; i++) node = child_or_truncated(s, st, slot, node, frames[i], &cut);
+  if (node && !cut && truncated) node = child_or_truncated(s, st, slot, node, WT_NODE_TRUNCATED, &cut);
+  rec.id = node;
   if (!make_room(s, &s->rec.events, s->rec.budget_events, &s->events_dropped)) return;
   *(wt_event_rec *)wt_ring_push(&s->rec.events) = rec;
 }

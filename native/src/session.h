@@ -23,6 +23,7 @@
 #include "grid.h"
 #include "json.h"
 #include "outq.h"
+#include "recorder.h"
 #include "registry.h"
 #include "ring.h"
 #include "sink.h"
@@ -106,6 +107,13 @@ struct wt_session {
   _Atomic int app_short_stop;
   _Atomic uint32_t app_short_room_kib, app_short_keep_kib;
 
+  /* The recorders it has (recorders.h: bit i is the registry's i-th), the
+   * percent of its memory they move to pending events, and their state
+   * (recorder.h), zeroed at creation: set before it enters the table. */
+  uint8_t recorders;
+  unsigned events_share_pct;
+  _Alignas(8) unsigned char recorder_state[WT_RECORDERS_MAX][WT_RECORDER_STATE_MAX];
+
   /* --- counters: written by the worker (or the pump: bytes_written), read
    * by anyone (stats_list.h lists what they become) ------------------------ */
   _Atomic uint64_t samples_taken, samples_written, samples_dropped_full, samples_torn;
@@ -115,13 +123,10 @@ struct wt_session {
   _Atomic uint64_t bytes_encoded, bytes_written;
   _Atomic uint32_t threads_seen, high_water;
   _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
-  /* Heap sampling (config heap_sample_bytes; heap.h): estimated bytes. */
-  _Atomic uint64_t heap_allocs, heap_frees, heap_live, heap_peak, heap_total;
 
   /* --- worker-owned -------------------------------------------------------- */
   wt_grid grid;     /* its sampling schedule (grid.h; worker.c walks it) */
-  double stop_us, next_counter_us, next_malloc_us;
-  uint32_t heap_from_pos; /* heap.h: the first queue position it takes */
+  double stop_us, next_counter_us;
   wt_session_rec rec; /* what it records into (session.c) */
   wt_session_enc enc; /* how it is encoded (session_encode.c) */
 
@@ -190,14 +195,13 @@ void wt_session_record_sample(wt_session *s, uint16_t slot, const uint32_t *fram
  * worker no longer calls it; kept for the stats record's compatibility. */
 void wt_session_record_torn(wt_session *s);
 void wt_session_record_event(wt_session *s, const wt_event_rec *rec);
-/* Records a sampled allocation or its free (heap.h) that the session
- * accepted: its estimated live, peak and total bytes, and, for the firefox
- * format, the allocation with its stack as a node of the call tree
- * (WT_REC_ALLOC) or its free (WT_REC_FREE); a growth of the wasm memory
- * (WT_REC_GROW, category grow_cat) with its stack for chrome and firefox.
- * Worker only. */
-struct wt_heap_entry;
-void wt_session_record_heap(wt_session *s, const struct wt_heap_entry *e, uint8_t grow_cat);
+/* Records an event that carries a stack (a recorder's: heap.h's sampled
+ * allocations and the wasm memory's growth): rec with its `id` set to the
+ * call-tree node of frames[0..n) on thread `slot` (outermost first; then a
+ * "(truncated)" child if `truncated`), 0 if the table was full before the
+ * thread's root existed. Worker only. */
+void wt_session_record_stack_event(wt_session *s, wt_event_rec rec, uint16_t slot, const uint32_t *frames, int n,
+                                   int truncated);
 void wt_session_free_buffers(wt_session *s);
 /* Bytes the session's buffers hold now, the encoder's state and retained
  * buffers included (not its fixed overhead: see session.c). */

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "heap.h"
 #include "json.h"
 #include "mem.h"
 #include "platform.h"
+#include "recorders.h"
 #include "session.h"
 #include "symbols.h"
 
@@ -101,6 +101,11 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
   v.nsamples = sort_batch(s, final ? s->rec.samples.count : max_batch, group);
   v.nevents = final || s->rec.events.count < max_batch ? s->rec.events.count : max_batch;
   wt_session_stats_snapshot(s, &v.stats);
+  static wt_span_set spans[WT_RECORDERS_MAX]; /* worker only, one step at a time */
+  if (final) {
+    v.nspans = wt_recorders_spans(&v, spans);
+    v.spans = spans;
+  }
 
   wt_encode_tally t = {.retained_bytes = s->enc.encoder_retained};
   wt_status st = s->enc.encoder->step(&s->enc.encoder_state, &v, &s->enc.json, &t);
@@ -201,12 +206,8 @@ void wt_session_stats_snapshot(const wt_session *s, wt_stats_rec *o) {
       .stopped_early_app = atomic_load(&s->app_short_stop),
       .app_short_room_kib = atomic_load(&s->app_short_room_kib),
       .app_short_keep_kib = atomic_load(&s->app_short_keep_kib),
-      .heap_allocs = atomic_load(&s->heap_allocs),
-      .heap_frees = atomic_load(&s->heap_frees),
-      .heap_live = atomic_load(&s->heap_live),
-      .heap_peak = atomic_load(&s->heap_peak),
-      .heap_total = atomic_load(&s->heap_total),
   };
+  wt_recorders_snapshot(s, o);
   uint64_t busy = 0;
   if (s->host && s->host->worker_times)
     s->host->worker_times(&o->worker_created_us, &o->worker_started_us, &busy);
@@ -248,55 +249,6 @@ void wt_encode_write_session(const wt_encode_view *v, wt_json *j) {
 
 /* Its members are the trace paths of stats_list.h (tests/node/counters.test.mjs
  * checks the golden traces against the list). */
-/* "heap":{...}: the session's estimates and the process-wide drops of the
- * shim (heap.h), for a session that samples the heap. */
-typedef struct heap_member {
-  const char *key;
-  uint64_t value;
-} heap_member;
-
-/* ,"key":value for each member (the first without its comma when `first`). */
-static void write_members(wt_json *j, const heap_member *f, size_t n, int first) {
-  for (size_t i = 0; i < n; i++) {
-    wt_json_lit(j, first && i == 0 ? "\"" : ",\"");
-    wt_json_lit(j, f[i].key);
-    wt_json_lit(j, "\":");
-    wt_json_u64(j, f[i].value);
-  }
-}
-#define WT_MEMBERS(j, f, first) write_members((j), (f), sizeof(f) / sizeof((f)[0]), (first))
-
-static void write_heap_stats(const wt_encode_view *v, wt_json *j) {
-  const wt_stats_rec *r = &v->stats;
-  wt_heap_counts c;
-  wt_heap_counts_get(&c);
-  wt_json_lit(j, ",\"heap\":{\"sampleBytes\":");
-  wt_json_u64(j, v->config->heap_sample_bytes);
-  wt_json_lit(j, ",\"linked\":");
-  wt_json_lit(j, c.linked ? "true" : "false");
-  if (c.unavailable) wt_json_lit(j, ",\"unavailable\":\"out of memory for its queue and address set\"");
-  const heap_member session[] = {{"allocations", r->heap_allocs}, {"frees", r->heap_frees},
-                                 {"liveBytes", r->heap_live},     {"peakBytes", r->heap_peak},
-                                 {"allocatedBytes", r->heap_total}};
-  WT_MEMBERS(j, session, 0);
-  /* Process-wide, since the page started: a drop belongs to no session.
-   * "bytes": what the dropped samples stood for (the readers say by how
-   * much a figure may be low). */
-  const heap_member dropped[] = {{"queueFull", c.queue_full},
-                                 {"setFull", c.set_full},
-                                 {"freesLost", c.frees_lost},
-                                 {"bytes", c.dropped_bytes}};
-  wt_json_lit(j, ",\"dropped\":{");
-  WT_MEMBERS(j, dropped, 1);
-  const heap_member set[] = {{"tables", c.set_tables}, {"slots", c.set_slots}};
-  wt_json_lit(j, "},\"addressSet\":{");
-  WT_MEMBERS(j, set, 1);
-  const heap_member unattributed[] = {{"allocations", c.no_thread}, {"bytes", c.no_thread_bytes}};
-  wt_json_lit(j, "},\"withoutThread\":{");
-  WT_MEMBERS(j, unattributed, 1);
-  wt_json_lit(j, "}}");
-}
-
 void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt_json *j) {
   const wt_stats_rec *r = &v->stats;
   uint64_t lost = t->samples_dropped < v->nsamples ? t->samples_dropped : v->nsamples;
@@ -361,98 +313,11 @@ void wt_encode_write_stats(const wt_encode_view *v, const wt_encode_tally *t, wt
     wt_json_lit(j, ",\"stoppedEarly\":");
     wt_json_string(j, why);
   }
-  if (v->config->heap_sample_bytes) write_heap_stats(v, j);
+  wt_recorders_write_stats(v, j); /* the heap's, the startup timeline's */
   if (t->lost) {
     wt_json_lit(j, ",\"lost\":");
     wt_json_string(j, t->lost);
   }
-  /* The startup timeline: only for a session that has some of it (or
-   * started before main() and had some refused). */
-  if (v->final && (wt_phases_count() || wt_phases_dropped())) {
-    uint16_t order[WT_PHASES_MAX];
-    uint8_t lane[WT_PHASES_MAX];
-    if (wt_encode_phases(v, order, lane, NULL) ||
-        (v->before_main && wt_phases_dropped() && wt_config_category_enabled(v->config, "startup"))) {
-      wt_json_lit(j, ",");
-      wt_encode_write_phases(v, j);
-    }
-  }
-}
-
-/* ---- the startup timeline ------------------------------------------------ */
-
-/* The timeline is the category "startup": a session whose categories
- * leave it out (["io"]) writes none of it; the default ["*"] has it. */
-static int phase_wanted(const wt_encode_view *v, const wt_phase *p) {
-  double until = v->stop_us > 0 ? v->stop_us : v->start_us;
-  if (p->begin_us > until) return 0;
-  return v->before_main || p->begin_us >= v->start_us;
-}
-
-size_t wt_encode_phases(const wt_encode_view *v, uint16_t order[WT_PHASES_MAX], uint8_t lane[WT_PHASES_MAX],
-                        int *nlanes) {
-  static wt_phase all[WT_PHASES_MAX]; /* the final step's copy: worker only, one step at a time */
-  size_t n = 0;
-  uint32_t count = wt_config_category_enabled(v->config, "startup") ? wt_phases_count() : 0;
-  for (uint32_t i = 0; i < count; i++) {
-    if (!wt_phase_get(i, &all[i]) || !phase_wanted(v, &all[i])) continue;
-    /* Insertion sort by begin, the longer first (at most a few hundred). */
-    size_t at = n++;
-    while (at > 0) {
-      const wt_phase *q = &all[order[at - 1]], *p = &all[i];
-      if (q->begin_us < p->begin_us || (q->begin_us == p->begin_us && q->end_us >= p->end_us)) break;
-      order[at] = order[at - 1];
-      at--;
-    }
-    order[at] = (uint16_t)i;
-  }
-  /* Interval partitioning: each span in the first lane that is free at its
-   * begin (optimal in begin order); instants and notes in lane 0. */
-  double free_at[WT_PHASE_LANES];
-  int used = n ? 1 : 0;
-  for (int l = 0; l < WT_PHASE_LANES; l++) free_at[l] = -1;
-  for (size_t k = 0; k < n; k++) {
-    const wt_phase *p = &all[order[k]];
-    int l = 0;
-    if (p->kind == WT_PHASE_SPAN) {
-      while (l < WT_PHASE_LANES - 1 && free_at[l] > p->begin_us) l++;
-      if (p->end_us > free_at[l]) free_at[l] = p->end_us;
-    }
-    lane[k] = (uint8_t)l;
-    if (l + 1 > used) used = l + 1;
-  }
-  if (nlanes) *nlanes = used;
-  return n;
-}
-
-void wt_encode_write_phases(const wt_encode_view *v, wt_json *j) {
-  static const char *const kinds[] = {"", "span", "instant", "note"};
-  uint16_t order[WT_PHASES_MAX];
-  uint8_t lane[WT_PHASES_MAX];
-  size_t n = wt_encode_phases(v, order, lane, NULL);
-  wt_json_lit(j, "\"startup\":{\"phases\":[");
-  int first = 1;
-  for (size_t k = 0; k < n; k++) {
-    wt_phase p;
-    if (!wt_phase_get(order[k], &p)) continue;
-    wt_json_lit(j, first ? "{\"name\":" : ",{\"name\":");
-    first = 0;
-    wt_json_string(j, p.name);
-    wt_json_lit(j, ",\"kind\":\"");
-    wt_json_lit(j, kinds[p.kind <= WT_PHASE_NOTE ? p.kind : 0]);
-    wt_json_lit(j, "\",\"beginUs\":");
-    wt_json_double3(j, p.begin_us);
-    wt_json_lit(j, ",\"endUs\":");
-    wt_json_double3(j, p.end_us);
-    if (p.bytes >= 0) {
-      wt_json_lit(j, ",\"bytes\":");
-      wt_json_u64(j, (uint64_t)p.bytes);
-    }
-    wt_json_lit(j, "}");
-  }
-  wt_json_lit(j, "],\"dropped\":");
-  wt_json_u64(j, wt_phases_dropped());
-  wt_json_lit(j, "}");
 }
 
 size_t wt_session_encode_ready(wt_session *s, size_t max_batch) {

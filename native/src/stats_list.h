@@ -82,7 +82,48 @@
   WT_TRACE_STAT("stoppedEarly", WT_SHOWN_SOMETIMES, "\"out of memory\" when it stopped early")      \
   WT_TRACE_STAT("lost", WT_SHOWN_SOMETIMES, "what the output lacks and why")                        \
   WT_TRACE_STAT("eventsNotRepresentable", WT_SHOWN_SOMETIMES,                                       \
-                "events a folded output cannot hold (folded only)")
+                "events a folded output cannot hold (folded only)")                                 \
+  /* The recorders' members (recorder.h), in traces of sessions that have them. */                 \
+  WT_TRACE_STAT("heap.sampleBytes", WT_SHOWN_SOMETIMES,                                              \
+                "heap sessions (rec_heap.c): the mean bytes between samples")                        \
+  WT_TRACE_STAT("heap.linked", WT_SHOWN_SOMETIMES, "whether the app links the allocator shim")       \
+  WT_TRACE_STAT("heap.unavailable", WT_SHOWN_SOMETIMES,                                              \
+                "why the shim has no queue (out of memory), when so")                                \
+  WT_TRACE_STAT("heap.allocations", WT_SHOWN_SOMETIMES, "sampled allocations the session took")      \
+  WT_TRACE_STAT("heap.frees", WT_SHOWN_SOMETIMES, "their frees")                                     \
+  WT_TRACE_STAT("heap.liveBytes", WT_SHOWN_SOMETIMES, "estimated bytes live at the end")             \
+  WT_TRACE_STAT("heap.peakBytes", WT_SHOWN_SOMETIMES, "estimated bytes live at the peak")            \
+  WT_TRACE_STAT("heap.allocatedBytes", WT_SHOWN_SOMETIMES, "estimated bytes allocated in all")       \
+  WT_TRACE_STAT("heap.dropped.queueFull", WT_SHOWN_SOMETIMES,                                        \
+                "samples dropped, the shim's queue full (page-wide)")                                \
+  WT_TRACE_STAT("heap.dropped.setFull", WT_SHOWN_SOMETIMES,                                          \
+                "samples dropped, the address set full (page-wide)")                                 \
+  WT_TRACE_STAT("heap.dropped.freesLost", WT_SHOWN_SOMETIMES,                                        \
+                "frees of sampled blocks not queued (page-wide)")                                    \
+  WT_TRACE_STAT("heap.dropped.bytes", WT_SHOWN_SOMETIMES,                                            \
+                "the estimated bytes the dropped samples stood for")                                 \
+  WT_TRACE_STAT("heap.addressSet.tables", WT_SHOWN_SOMETIMES, "the address set's tables")            \
+  WT_TRACE_STAT("heap.addressSet.slots", WT_SHOWN_SOMETIMES, "and their slots")                      \
+  WT_TRACE_STAT("heap.withoutThread.allocations", WT_SHOWN_SOMETIMES,                                \
+                "sampled before their thread's record existed")                                      \
+  WT_TRACE_STAT("heap.withoutThread.bytes", WT_SHOWN_SOMETIMES, "and their estimated bytes")         \
+  WT_TRACE_STAT("startup.phases", WT_SHOWN_SOMETIMES,                                                \
+                "the startup timeline (rec_timeline.c): its phases")                                 \
+  WT_TRACE_STAT("startup.dropped", WT_SHOWN_SOMETIMES, "phases refused (table full, malformed)")     \
+  WT_TRACE_STAT("longTasks.observed", WT_SHOWN_SOMETIMES,                                            \
+                "long tasks (rec_longtask.c): whether the page observes them")                       \
+  WT_TRACE_STAT("longTasks.reason", WT_SHOWN_SOMETIMES, "why not, when not")                         \
+  WT_TRACE_STAT("longTasks.count", WT_SHOWN_SOMETIMES,                                               \
+                "the main thread's long tasks while it recorded")                                    \
+  WT_TRACE_STAT("longTasks.totalUs", WT_SHOWN_SOMETIMES, "their time in all")                        \
+  WT_TRACE_STAT("longTasks.longestUs", WT_SHOWN_SOMETIMES, "the longest one's")                      \
+  WT_TRACE_STAT("longTasks.dropped", WT_SHOWN_SOMETIMES, "long tasks not kept (a table full)")       \
+  /* Stamped by `wasmtrace record` (lib/tier.mjs), not by the library. */                        \
+  WT_TRACE_STAT("recordedWith.tier", WT_SHOWN_SOMETIMES, "the wasm tier it was recorded in")        \
+  WT_TRACE_STAT("recordedWith.browser", WT_SHOWN_SOMETIMES, "the browser that recorded it")          \
+  WT_TRACE_STAT("recordedWith.version", WT_SHOWN_SOMETIMES, "its version")                           \
+  WT_TRACE_STAT("recordedWith.args", WT_SHOWN_SOMETIMES, "the browser's command-line flags")         \
+  WT_TRACE_STAT("recordedWith.prefs", WT_SHOWN_SOMETIMES, "its preferences set for the recording")
 
 /* Each counter's member has the type listed (wasmtrace.h). */
 #define WT_I_STAT_TYPE(field, type, js, trace, shown, doc)                                        \

@@ -51,12 +51,13 @@
 #include <string.h>
 
 #include "categories.h"
-#include "heap.h"
 #include "mem.h"
 #include "platform.h"
+#include "recorders.h"
 #include "registry.h"
 #include "runtime.h"
 #include "server.h"
+#include "worker_sleep.h"
 
 #define IDLE_SLEEP_US 20000.0     /* when no session samples */
 #define ENCODE_MARGIN_US 150.0    /* stop encoding this close to a deadline */
@@ -66,16 +67,6 @@
 #define ENCODE_WHEN_FULL_PCT 25   /* ...or once the buffer is this full */
 #define RECLAIM_EVERY_US 10000.0  /* frees exited threads' records at most this often */
 #define APP_HEAP_EVERY_US 5000.0  /* checks the app's heap headroom (mem.h) this often */
-/* Waking early (see sleep_phase): the timed sleep is asked to end this much
- * before the deadline, at most WAKE_EARLY_MAX_US and half the shortest
- * sampling period; an oversleep longer than TIMER_OVERSLEEP_MAX_US is the
- * OS (the thread waited for a core), not the timer, and teaches nothing. */
-#define WAKE_EARLY_MAX_US 200.0
-#define TIMER_OVERSLEEP_MAX_US 300.0
-#define SPIN_MAX_PERIOD_US 500.0  /* spin only for periods this short (2 kHz and faster)... */
-#define SPIN_WHEN_OVERSLEEP_PER_PERIOD 4.0 /* ...and if oversleep >= period / this */
-#define SPIN_BUDGET_PCT 10.0      /* at most this share of a core spun, per second */
-#define SPIN_WINDOW_US 1000000.0
 
 typedef struct worker_state {
   uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
@@ -86,9 +77,7 @@ typedef struct worker_state {
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
   double next_reclaim_us;           /* reclaim_phase runs from then on */
   double next_app_heap_us;          /* app_heap_phase runs from then on */
-  double oversleep_p90_us;          /* running estimate of the sleep's oversleep (sleep_phase) */
-  double spin_window_start_us;      /* the current second of the spin budget... */
-  double spin_window_us;            /* ...and the time spun in it */
+  wt_sleeper sleeper;               /* the sleep and its spin (worker_sleep.h) */
 } worker_state;
 
 uint64_t wt_worker_busy_us(void) {
@@ -184,46 +173,6 @@ static void drain_rings(int nsessions) {
   }
 }
 
-/* ---- heap samples ------------------------------------------------------------ */
-
-/* Gives a sampled allocation to every running session that samples the
- * heap and started before it, and its free to those that took the
- * allocation. */
-static void heap_dispatch(const wt_heap_entry *e, void *ctx) {
-  int nsessions = *(const int *)ctx;
-  for (int i = 0; i < nsessions; i++) {
-    wt_session *s = wt_rt.sessions[i];
-    /* An allocation drained before the session ran is not its own, nor is
-     * its free: positions, not times, say which (heap.h). */
-    if (!running(s) || !s->config.heap_sample_bytes || e->alloc_ts_us < s->start_us ||
-        (int32_t)(e->alloc_pos - s->heap_from_pos) < 0)
-      continue;
-    /* Growth events are of category "heap" (the counters and allocations
-     * come with the "heap" key itself). */
-    if (e->kind == WT_HEAP_GROW &&
-        !((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> wt_rt.heap_cat) & 1))
-      continue;
-    wt_session_record_heap(s, e, (uint8_t)wt_rt.heap_cat);
-  }
-}
-
-/* Samples the heap at the smallest interval the live sessions ask for (0:
- * none does), and moves the shim's queue into the sessions. `was`: the
- * interval read before the session table was (heap.h). */
-static void heap_phase(int nsessions, uint32_t was) {
-  uint32_t want = 0;
-  for (int i = 0; i < nsessions; i++) {
-    wt_session *s = wt_rt.sessions[i];
-    int st = s ? atomic_load_explicit(&s->state, memory_order_acquire) : -1;
-    uint32_t b = s ? s->config.heap_sample_bytes : 0;
-    if ((st == WT_SESSION_STARTING || st == WT_SESSION_RUNNING) && b && (!want || b < want)) want = b;
-  }
-  if (want != was) wt_heap_set_interval(want, was);
-  wt_heap_drain(heap_dispatch, &nsessions);
-  /* The address set grows while the shim's blocks fill it (heap.h). */
-  if (want) wt_heap_grow();
-}
-
 /* ---- adopt and stop ---------------------------------------------------------- */
 
 /* Ends the scopes still open on every thread for a session that stops:
@@ -255,7 +204,7 @@ static void start_session(wt_session *s, double now, int join) {
   }
   wt_grid_start(&s->grid, now, s->config.interval_us, join);
   s->next_counter_us = now;
-  s->heap_from_pos = wt_heap_drain_position();
+  wt_recorders_adopted(s);
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
   wt_runtime_update_categories();
@@ -266,7 +215,7 @@ static void start_session(wt_session *s, double now, int join) {
  * taken, so no grid point at or before `t` is left to count. */
 static void stop_session(wt_session *s, int nsessions, double t) {
   drain_rings(nsessions);
-  wt_heap_drain(heap_dispatch, &nsessions);
+  wt_recorders_flush(wt_rt.sessions, nsessions);
   close_open_scopes(s, t);
   s->stop_us = t;
   /* CAS: the main thread may have failed the session meanwhile (output
@@ -431,43 +380,20 @@ static double sample_tick(worker_state *ws, int nsessions) {
 
 /* ---- counters -------------------------------------------------------------- */
 
-/* Built-in counters, process-wide, at the session's counter interval. */
-static void sample_counters(wt_session *s, double now, uint32_t nthreads) {
+/* The counters of each session's recorders (the built-in ones first:
+ * rec_counters.c), at its counter interval. */
+static void sample_counters(wt_session *s, double now) {
   if (!s->config.counters || now < s->next_counter_us) return;
-  uint32_t live = 0;
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (t && !atomic_load_explicit(&t->exited, memory_order_acquire)) live++;
-  }
-  /* mallinfo() walks the whole heap under malloc's lock: at most 4 times a
-   * second, whatever the counter interval. */
-  double malloc_bytes = -1;
-  if (now >= s->next_malloc_us) {
-    malloc_bytes = (double)wt_platform_malloc_bytes();
-    s->next_malloc_us = now + 250000.0;
-  }
-  /* With heap sampling, the session's own estimates (heap.h). */
-  int heap = s->config.heap_sample_bytes != 0;
-  const double values[5] = {(double)wt_platform_heap_bytes(), malloc_bytes, (double)live,
-                            heap ? (double)atomic_load_explicit(&s->heap_live, memory_order_relaxed) : -1,
-                            heap ? (double)atomic_load_explicit(&s->heap_total, memory_order_relaxed) : -1};
-  for (int i = 0; i < 5; i++) {
-    if (values[i] < 0) continue; /* not measurable here */
-    wt_event_rec rec = {.ts_us = now, .value = values[i], .id = wt_rt.builtin_counter_ids[i],
-                        .thread = WT_PROCESS_THREAD, .kind = WT_REC_COUNTER,
-                        .cat = (uint8_t)wt_rt.builtin_counter_cat};
-    wt_session_record_event(s, &rec);
-  }
+  wt_recorders_counters(s, now);
   double period = s->config.counter_interval_ms * 1000.0;
   s->next_counter_us += period;
   if (s->next_counter_us <= now) s->next_counter_us = now + period;
 }
 
 static void counters_phase(int nsessions, double now) {
-  uint32_t nthreads = wt_registry_count();
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (running(s)) sample_counters(s, now, nthreads);
+    if (running(s)) sample_counters(s, now);
   }
 }
 
@@ -597,62 +523,8 @@ static double shortest_period(int nsessions) {
   return p;
 }
 
-/* Sleeps until `next` (or a wake); returns the time it spun, in us.
- *
- * A timed sleep ends late: in Chromium, Atomics.wait's timeout comes some
- * 50-120 us after the time asked (Linux's default timer slack is 50 us,
- * then the wake-up), which at 10 kHz is most of a period and missed ~5 %
- * of the ticks with one busy thread on a quiet 2-core machine. So the
- * sleep is asked to end early by the 90th percentile of the oversleeps
- * seen so far (learned step by step: up 9 us when an oversleep is above
- * the estimate, down 1 us when below), and the rest of the way to the
- * deadline is spun, reading the clock. The spin is bounded: at most the
- * early margin, which is at most WAKE_EARLY_MAX_US and half the shortest
- * sampling period, so the worker's CPU stays a small fraction of a core
- * (docs/BENCHMARKS.md measures it); the wake counter ends it at once.
- * And it is used only where it saves ticks: for periods of 500 us or less
- * (2 kHz and faster) where the oversleep is a quarter of the period or
- * more (5 kHz and faster in Chromium). At 1 kHz an oversleep of ~100 us
- * makes a tick late, never missed (a missed tick needs a whole period),
- * and the app's cores are worth more than that lateness. Whatever the
- * rate, the spin takes at most SPIN_BUDGET_PCT of a core over each second:
- * past that it sleeps to the deadline like at 1 kHz. Only the timer's oversleeps are learned: on a machine without a free
- * core the thread also waits milliseconds for the scheduler, which no
- * early wake can make up for, and learning those would only make the
- * worker spin more on the cores the app needs. Without a sampling session
- * (idle, counters only) it just sleeps. */
 static double sleep_phase(worker_state *ws, int nsessions, double next, uint32_t wake_seen) {
-  double period = shortest_period(nsessions);
-  double early = 0;
-  double now = wt_platform_now_us();
-  if (now - ws->spin_window_start_us >= SPIN_WINDOW_US) {
-    ws->spin_window_start_us = now;
-    ws->spin_window_us = 0;
-  }
-  int budget_left = ws->spin_window_us < SPIN_WINDOW_US * SPIN_BUDGET_PCT / 100.0;
-  if (period > 0 && period <= SPIN_MAX_PERIOD_US && budget_left &&
-      ws->oversleep_p90_us * SPIN_WHEN_OVERSLEEP_PER_PERIOD >= period) {
-    early = ws->oversleep_p90_us;
-    if (early > WAKE_EARLY_MAX_US) early = WAKE_EARLY_MAX_US;
-    if (early > period / 2) early = period / 2;
-  }
-  double target = next - early;
-  if (target > wt_platform_now_us()) {
-    wt_platform_sleep_until(target, &wt_rt.wake, wake_seen);
-    double over = wt_platform_now_us() - target;
-    if (atomic_load_explicit(&wt_rt.wake, memory_order_acquire) != wake_seen) return 0;
-    if (over < 0) return 0; /* a spurious wake-up: the loop sleeps again */
-    if (over <= TIMER_OVERSLEEP_MAX_US) {
-      ws->oversleep_p90_us += over > ws->oversleep_p90_us ? 9.0 : -1.0;
-      if (ws->oversleep_p90_us < 0) ws->oversleep_p90_us = 0;
-    }
-  }
-  if (early <= 0) return 0;
-  double spun_from = wt_platform_now_us(), t = spun_from;
-  while (t < next && atomic_load_explicit(&wt_rt.wake, memory_order_acquire) == wake_seen)
-    t = wt_platform_now_us();
-  ws->spin_window_us += t - spun_from;
-  return t - spun_from;
+  return wt_sleeper_sleep(&ws->sleeper, shortest_period(nsessions), next, &wt_rt.wake, wake_seen);
 }
 
 /* ---- the thread ------------------------------------------------------------ */
@@ -679,9 +551,7 @@ void *wt_worker_main(void *arg) {
 
   while (!atomic_load_explicit(&wt_rt.shutdown, memory_order_acquire)) {
     uint32_t wake_seen = atomic_load_explicit(&wt_rt.wake, memory_order_acquire);
-    /* Before the table: a session added after this read lowered it, and
-     * the CAS in heap_phase then fails (heap.h). */
-    uint32_t heap_was = wt_heap_interval();
+    wt_recorders_before_table(); /* e.g. the heap's sampling interval (heap.h) */
     double woke = wt_platform_now_us();
     double now = ceil(woke); /* whole us, like the tick time below */
     /* hold_seq, the count, hold_seq again: the table holds no part of a
@@ -695,7 +565,7 @@ void *wt_worker_main(void *arg) {
     wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
     double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
-      heap_phase(nsessions, heap_was);
+      wt_recorders_step(wt_rt.sessions, nsessions);
       stop_phase(nsessions, t);
       drain_rings(nsessions);
       /* Again: a session added since needs the records it could still see. */

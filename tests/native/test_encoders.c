@@ -521,6 +521,114 @@ WT_TEST(folded_stats_line_should_be_the_session_and_stats_records_as_json) {
   free(out.data);
 }
 
+/* ---- the main thread's long tasks (rec_longtask.c) ------------------------- */
+
+/* rec_longtask.c's entry points for the page (exported to JS) and tests. */
+int wt_js_longtask(double begin_us, double end_us);
+void wt_js_longtasks_observed(int yes, int lost);
+void wt_longtasks_reset_for_testing(void);
+
+/* Long tasks as the page hands them over: two it could not keep before the
+ * module was up, one before the session's start (T0), one while it
+ * recorded, one after its stop (T0 + 4500), one malformed (refused). */
+static void add_long_tasks(wt_session *s) {
+  (void)s;
+  wt_longtasks_reset_for_testing();
+  wt_js_longtasks_observed(1, 2);
+  CHECK_EQ_INT(wt_js_longtask(T0 - 100000, T0 - 40000), 0);
+  CHECK_EQ_INT(wt_js_longtask(T0 + 500, T0 + 3000), 0);
+  CHECK_EQ_INT(wt_js_longtask(T0 + 5000, T0 + 6000), 0);
+  CHECK_EQ_INT(wt_js_longtask(T0 + 10, T0 + 5), -1);
+}
+static void add_long_tasks_before_main(wt_session *s) {
+  add_long_tasks(s);
+  s->before_main = 1;
+}
+
+static void check_long_task_stats(const cJSON *lt, int count, double total_us) {
+  REQUIRE(lt != NULL);
+  CHECK(cJSON_IsTrue(get(lt, "observed")));
+  CHECK_EQ_INT(get(lt, "count")->valuedouble, count);
+  CHECK(get(lt, "totalUs")->valuedouble == total_us);
+  CHECK(get(lt, "longestUs")->valuedouble == (count == 2 ? 60000 : 2500));
+  CHECK_EQ_INT(get(lt, "dropped")->valuedouble, 3);
+}
+
+WT_TEST(chrome_long_tasks_should_be_x_events_on_a_track_of_their_own) {
+  for (int before_main = 0; before_main < 2; before_main++) {
+    out_bytes out;
+    REQUIRE(encode_fixed_plus(WT_FORMAT_CHROME, 0, &out, before_main ? add_long_tasks_before_main : add_long_tasks));
+    cJSON *doc = cJSON_Parse((const char *)out.data);
+    REQUIRE(doc != NULL);
+    int tasks = 0, track = -1;
+    double lo = 1e18, hi = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, doc) {
+      const char *ph = get(e, "ph")->valuestring, *name = get(e, "name")->valuestring;
+      if (strcmp(ph, "M") == 0 && strcmp(name, "wasmtrace_stats") == 0)
+        check_long_task_stats(get(get(e, "args"), "longTasks"), before_main ? 2 : 1, before_main ? 62500 : 2500);
+      if (strcmp(ph, "M") == 0 && strcmp(name, "thread_name") == 0 &&
+          strcmp(get(get(e, "args"), "name")->valuestring, "Long tasks (main thread)") == 0)
+        track = (int)get(e, "tid")->valuedouble;
+      if (strcmp(ph, "X") != 0 || strcmp(get(e, "cat")->valuestring, "longtask") != 0) continue;
+      CHECK_EQ_STR(name, "long task");
+      /* Not on an app thread's track (DevTools would drop a partial overlap). */
+      CHECK(get(e, "tid")->valuedouble >= 100000);
+      tasks++;
+      double ts = get(e, "ts")->valuedouble, end = ts + get(e, "dur")->valuedouble;
+      if (ts < lo) lo = ts;
+      if (end > hi) hi = end;
+    }
+    REQUIRE(track >= 100000);
+    CHECK_EQ_INT(tasks, before_main ? 2 : 1);
+    CHECK(lo == (before_main ? T0 - 100000 : T0 + 500) && hi == T0 + 3000);
+    cJSON_Delete(doc);
+    free(out.data);
+  }
+  wt_longtasks_reset_for_testing();
+}
+
+WT_TEST(firefox_long_tasks_should_be_markers_on_the_main_thread) {
+  out_bytes out;
+  REQUIRE(encode_fixed_plus(WT_FORMAT_FIREFOX, 0, &out, add_long_tasks));
+  cJSON *doc = cJSON_Parse((const char *)out.data);
+  REQUIRE(doc != NULL);
+  check_long_task_stats(get(get(get(doc, "meta"), "wasmtrace"), "longTasks"), 1, 2500);
+  const cJSON *cats = get(get(doc, "meta"), "categories");
+  int lt_cat = -1;
+  for (int i = 0; i < cJSON_GetArraySize(cats); i++)
+    if (strcmp(get(cJSON_GetArrayItem(cats, i), "name")->valuestring, "Long tasks (main thread)") == 0) lt_cat = i;
+  REQUIRE(lt_cat >= 0);
+  int found = 0;
+  const cJSON *th;
+  cJSON_ArrayForEach(th, get(doc, "threads")) {
+    const cJSON *m = get(th, "markers");
+    for (int i = 0; i < get(m, "length")->valueint; i++) {
+      if ((int)cJSON_GetArrayItem(get(m, "category"), i)->valuedouble != lt_cat) continue;
+      CHECK(cJSON_IsTrue(get(th, "isMainThread")));
+      CHECK_EQ_STR(get(cJSON_GetArrayItem(get(m, "data"), i), "category")->valuestring, "longtask");
+      /* Milliseconds since the session's start. */
+      CHECK(cJSON_GetArrayItem(get(m, "startTime"), i)->valuedouble == 0.5);
+      CHECK(cJSON_GetArrayItem(get(m, "endTime"), i)->valuedouble == 3.0);
+      found++;
+    }
+  }
+  CHECK_EQ_INT(found, 1);
+  cJSON_Delete(doc);
+  free(out.data);
+  wt_longtasks_reset_for_testing();
+}
+
+/* A page that said nothing (Node, an app without the pre-js): no member. */
+WT_TEST(long_tasks_should_be_left_out_when_the_page_said_nothing) {
+  wt_longtasks_reset_for_testing();
+  out_bytes out;
+  REQUIRE(encode_fixed(WT_FORMAT_CHROME, 0, &out));
+  CHECK(strstr((const char *)out.data, "longTasks") == NULL);
+  CHECK(strstr((const char *)out.data, "longtask") == NULL);
+  free(out.data);
+}
+
 /* ---- the startup timeline (phases.h) --------------------------------------- */
 
 /* A startup timeline as the page-side shim hands it over: out of order,
@@ -995,6 +1103,9 @@ int main(int argc, char **argv) {
       WT_TEST_ENTRY(sample_flags_should_append_partial_then_waiting_as_the_leaf),
       WT_TEST_ENTRY(sample_weights_should_count_the_grid_periods_since_the_threads_previous_sample),
       WT_TEST_ENTRY(folded_stats_line_should_be_the_session_and_stats_records_as_json),
+      WT_TEST_ENTRY(chrome_long_tasks_should_be_x_events_on_a_track_of_their_own),
+      WT_TEST_ENTRY(firefox_long_tasks_should_be_markers_on_the_main_thread),
+      WT_TEST_ENTRY(long_tasks_should_be_left_out_when_the_page_said_nothing),
       WT_TEST_ENTRY(chrome_startup_phases_should_be_x_events_on_startup_tracks_that_do_not_overlap),
       WT_TEST_ENTRY(firefox_startup_phases_should_be_markers_of_the_startup_category),
       WT_TEST_ENTRY(folded_stats_line_should_carry_the_startup_phases),

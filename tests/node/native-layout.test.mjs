@@ -77,3 +77,39 @@ test('heap and session_encode reach nothing above them', () => {
   assert.ok(!g.get('heap').has('runtime'), 'heap.c wakes the worker through the waker the runtime registers');
   assert.ok(!g.get('session_encode').has('threads'), "session_encode asks the session's host whether the pthreads are wrapped");
 });
+
+// The recorders (native/src/recorder.h): the session, the worker, the API
+// and the encoders call them through the registry (recorders.c) and name
+// none of them; a recorder's data source (heap.h, phases.h) is its own.
+test('the session, the worker, the API and the encoders name no recorder', () => {
+  const g = includeGraph();
+  const core = ['session', 'session_encode', 'worker', 'api', 'encoder', 'encoder_chrome', 'encoder_firefox', 'encoder_folded'];
+  for (const m of core) {
+    for (const own of ['heap', 'phases', 'span_table', 'rec_counters', 'rec_heap', 'rec_timeline', 'rec_longtask']) {
+      assert.ok(!g.get(m).has(own), `${m} includes ${own}.h: reach it through recorders.h`);
+    }
+  }
+  const named = [];
+  for (const f of readdirSync(dir).filter((x) => /\.[ch]$/.test(x))) {
+    if (/^(rec_|recorders\.c)/.test(f)) continue;
+    if (/wt_recorder_(counters|heap|timeline|longtask)\b/.test(readFileSync(join(dir, f), 'utf8'))) named.push(f);
+  }
+  assert.deepEqual(named, [], 'only the registry (recorders.c) names a recorder');
+});
+
+// No file of native/src, js or lib over 600 lines (issue 39), but the two
+// page files linked into every app (--js-library, --post-js), whose split
+// would change the link contract: they may only shrink.
+test('no source file is over 600 lines, and the two linked page files only shrink', () => {
+  const top = resolve(dir, '../..');
+  const capped = { 'js/wasmtrace_library.js': 832, 'js/wasmtrace_post.js': 635 };
+  const over = [];
+  for (const d of ['native/src', 'js', 'lib', 'lib/commands']) {
+    for (const f of readdirSync(join(top, d)).filter((x) => /\.(c|h|js|mjs)$/.test(x))) {
+      const rel = `${d}/${f}`;
+      const lines = readFileSync(join(top, rel), 'utf8').split('\n').length - 1;
+      if (lines > (capped[rel] ?? 600)) over.push(`${rel}: ${lines} lines`);
+    }
+  }
+  assert.deepEqual(over, []);
+});

@@ -1,0 +1,76 @@
+/* Recorders: each kind of data a session records besides the CPU samples
+ * and the app's own scopes, instants and counters (the heap, the startup
+ * timeline) is one module behind this interface, after the Perfetto SDK's
+ * data sources: it owns its per-session state, its step in the worker's
+ * loop, its share of the session's memory, its counters, its member of the
+ * trace's stats record and the spans it gives every format. The session
+ * (session.c, session_encode.c), the worker, the API and the encoders call
+ * recorders through the registry (recorders.h) and name none of them; a new
+ * kind of data is its own module and one line in the registry.
+ *
+ * Every hook may be NULL. `state` is the recorder's own per-session state:
+ * WT_RECORDER_STATE_MAX bytes inside the session, zeroed when the session is
+ * created, aligned for 64-bit atomics; the session's memory is its memory.
+ * Hooks marked "worker" run on wasmtrace's worker only, one at a time. */
+#ifndef WT_RECORDER_H
+#define WT_RECORDER_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "encoder.h"
+#include "json.h"
+
+#define WT_RECORDER_STATE_MAX 64 /* bytes of per-session state a recorder may keep */
+
+struct wt_session;
+
+typedef struct wt_recorder {
+  const char *name;
+  /* Once, as the runtime starts (before any session): interns the names
+   * and categories it records under (registry.h). */
+  void (*init)(void);
+  /* Whether a session with this config records it (its config key or
+   * category). A recorder a session does not record gets no other call
+   * for that session (but step and flush, which see every session). */
+  int (*wanted)(const wt_session_config *c);
+  /* Percent of the session's memory limit it moves from the pending
+   * samples' share to the pending events' (its records wait there). */
+  unsigned events_share_pct;
+  /* The session is in the session table (api.c): any thread, once. */
+  void (*created)(struct wt_session *s, void *state);
+  /* The worker adopts the session: it records from now on. Worker. */
+  void (*adopted)(struct wt_session *s, void *state);
+  /* Each worker iteration, before it reads the session table. Worker. */
+  void (*before_table)(void);
+  /* Each worker iteration whose table read is whole (no startup batch
+   * half-added): moves what it gathered into the running sessions. `flush`
+   * is the same before a session stops, so that it keeps what came before
+   * its stop. Worker. */
+  void (*step)(struct wt_session *const *sessions, int n);
+  void (*flush)(struct wt_session *const *sessions, int n);
+  /* At each of the session's counter times (config "counters"): records
+   * its counters (wt_session_record_event), in the registry's order.
+   * Worker. */
+  void (*counters)(struct wt_session *s, void *state, double now);
+  /* Its figures for the stats record, copied when an encode step begins
+   * (any order; its write_stats reads them back). */
+  void (*snapshot)(const struct wt_session *s, const void *state, uint64_t out[WT_RECORDER_STATS_MAX]);
+  /* Writes its member(s) of the trace's stats record, each with its
+   * leading comma, from the snapshot. Worker (an encode step). */
+  void (*write_stats)(const wt_encode_view *v, const uint64_t stats[WT_RECORDER_STATS_MAX], wt_json *j);
+  /* On the final step: the spans it gives the encoders (set->n 0: none).
+   * Worker. */
+  void (*spans)(const wt_encode_view *v, wt_span_set *set);
+} wt_recorder;
+
+/* Whether a span of a process-wide table (span_table.h) is the session's:
+ * one started before main() takes every span that began before it stopped,
+ * a later one those that began while it recorded. */
+static inline int wt_recorder_span_wanted(const wt_encode_view *v, const wt_span *p) {
+  double until = v->stop_us > 0 ? v->stop_us : v->start_us;
+  if (p->begin_us > until) return 0;
+  return v->before_main || p->begin_us >= v->start_us;
+}
+
+#endif

@@ -1,0 +1,90 @@
+/* The registry of recorders (recorders.h). To add a kind of data: its
+ * module (recorder.h) and one line in `all` below. */
+#include "recorders.h"
+
+extern const wt_recorder wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask;
+
+static const wt_recorder *const all[] = {
+    &wt_recorder_counters, /* first: its counters come first in each batch */
+    &wt_recorder_heap,
+    &wt_recorder_timeline,
+    &wt_recorder_longtask,
+};
+#define COUNT ((int)(sizeof all / sizeof all[0]))
+_Static_assert(sizeof all / sizeof all[0] <= WT_RECORDERS_MAX, "raise WT_RECORDERS_MAX");
+
+static int has(const wt_session *s, int i) { return (s->recorders >> i) & 1; }
+
+void wt_recorders_init(void) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->init) all[i]->init();
+}
+
+void wt_recorders_prepare(wt_session *s) {
+  s->recorders = 0;
+  unsigned share = 0;
+  for (int i = 0; i < COUNT; i++) {
+    if (all[i]->wanted && !all[i]->wanted(&s->config)) continue;
+    s->recorders |= (uint8_t)(1u << i);
+    share += all[i]->events_share_pct;
+  }
+  s->events_share_pct = share;
+}
+
+void *wt_recorder_state(wt_session *s, const wt_recorder *r) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i] == r) return has(s, i) ? s->recorder_state[i] : NULL;
+  return NULL;
+}
+
+void wt_recorders_created(wt_session *s) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->created) all[i]->created(s, s->recorder_state[i]);
+}
+
+void wt_recorders_adopted(wt_session *s) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->adopted) all[i]->adopted(s, s->recorder_state[i]);
+}
+
+void wt_recorders_before_table(void) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->before_table) all[i]->before_table();
+}
+
+void wt_recorders_step(wt_session *const *sessions, int n) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->step) all[i]->step(sessions, n);
+}
+
+void wt_recorders_flush(wt_session *const *sessions, int n) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->flush) all[i]->flush(sessions, n);
+}
+
+void wt_recorders_counters(wt_session *s, double now) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->counters) all[i]->counters(s, s->recorder_state[i], now);
+}
+
+void wt_recorders_snapshot(const wt_session *s, wt_stats_rec *out) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->snapshot) all[i]->snapshot(s, s->recorder_state[i], out->recorder[i]);
+}
+
+void wt_recorders_write_stats(const wt_encode_view *v, wt_json *j) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->write_stats && (!all[i]->wanted || all[i]->wanted(v->config)))
+      all[i]->write_stats(v, v->stats.recorder[i], j);
+}
+
+size_t wt_recorders_spans(const wt_encode_view *v, wt_span_set sets[WT_RECORDERS_MAX]) {
+  size_t n = 0;
+  for (int i = 0; i < COUNT; i++) {
+    if (!all[i]->spans || (all[i]->wanted && !all[i]->wanted(v->config))) continue;
+    sets[n] = (wt_span_set){0};
+    all[i]->spans(v, &sets[n]);
+    if (sets[n].n) n++;
+  }
+  return n;
+}

@@ -1,0 +1,35 @@
+/* The registry of recorders (recorder.h): the one place that names them,
+ * and what the session, the worker and the API call instead of naming them.
+ * Recorders run in the registry's order. */
+#ifndef WT_RECORDERS_H
+#define WT_RECORDERS_H
+
+#include "recorder.h"
+#include "session.h"
+
+/* Once, as the runtime starts. */
+void wt_recorders_init(void);
+/* Before the session enters the table, on the thread that creates it:
+ * which recorders it has (s->recorders), and the share of its memory they
+ * move to its pending events (s->events_share_pct). */
+void wt_recorders_prepare(wt_session *s);
+/* The session is in the table and starting (api.c). Any thread. */
+void wt_recorders_created(wt_session *s);
+/* Worker. */
+void wt_recorders_adopted(wt_session *s);
+void wt_recorders_before_table(void);
+void wt_recorders_step(wt_session *const *sessions, int n);
+void wt_recorders_flush(wt_session *const *sessions, int n);
+void wt_recorders_counters(wt_session *s, double now);
+/* Any thread (the encode step's snapshot). */
+void wt_recorders_snapshot(const wt_session *s, wt_stats_rec *out);
+/* Worker (an encode step). */
+void wt_recorders_write_stats(const wt_encode_view *v, wt_json *j);
+/* The final step's spans: the sets with any, into sets; returns how many. */
+size_t wt_recorders_spans(const wt_encode_view *v, wt_span_set sets[WT_RECORDERS_MAX]);
+
+/* Recorder r's state in session s, or NULL if s does not record it: for
+ * its step and flush, which walk the sessions themselves. */
+void *wt_recorder_state(wt_session *s, const wt_recorder *r);
+
+#endif
