@@ -766,6 +766,15 @@ var wasmtraceLibrary = {
   wt_js_startup_attach__deps: ['$wasmtraceWellFormed'].concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
   wt_js_startup_attach: function (constructorsUs) {
     try {
+      // The main thread's long tasks (native/src/rec_longtask.c) too.
+      if (typeof wasmtraceLongTasks !== 'undefined' && wasmtraceLongTasks && Module['_wt_js_longtask'] &&
+          Module['_wt_js_longtasks_observed']) {
+        wasmtraceLongTasks.attach(Module['_wt_js_longtask'], Module['_wt_js_longtasks_observed']);
+      }
+    } catch (e) {
+      // Never in the way of the app's start: no long tasks.
+    }
+    try {
       if (typeof wasmtraceStartup === 'undefined' || !wasmtraceStartup) return;
       var add = Module['_wt_js_phase'], buffer = Module['_wt_js_phase_name'];
       var capacity = Module['_wt_js_phase_name_capacity'];

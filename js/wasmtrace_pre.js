@@ -177,6 +177,50 @@ function wasmtraceJsProfiler(now) {
 })();
 
 // ---- The startup timeline (page main thread only) ------------------------
+// The page main thread's long tasks (tasks of 50 ms or more: the browser's
+// `longtask` PerformanceObserver entries, buffered: those from before this
+// script ran are delivered too; Chromium has them, Firefox does not), on
+// the samples' clock, handed to C (native/src/rec_longtask.c) once the
+// module is up (wt_js_startup_attach), kept here until then. Called only on
+// the page's main thread, like wasmtraceStartupTimeline below.
+var wasmtraceLongTasks = typeof window === 'undefined' || typeof document === 'undefined' ?
+  null : wasmtraceLongTaskObserver();
+function wasmtraceLongTaskObserver() {
+  var MAX_PENDING = 1024;
+  var pending = [], sink = null, supported = false, lost = 0;
+  function add(e) {
+    var t = [e.startTime * 1000, (e.startTime + e.duration) * 1000];
+    if (sink) sink(t);
+    else if (pending.length < MAX_PENDING) pending.push(t);
+    else lost++;
+  }
+  try {
+    var types = typeof PerformanceObserver === 'function' && PerformanceObserver.supportedEntryTypes;
+    supported = !!types && types.indexOf('longtask') >= 0;
+    if (supported) {
+      new PerformanceObserver(function (list) {
+        try { list.getEntries().forEach(add); } catch (e) { /* never in the way */ }
+      }).observe({ type: 'longtask', buffered: true });
+    }
+  } catch (e) {
+    supported = false;
+  }
+  return {
+    // to(beginUs, endUs) takes one task; observed(yes, lost) says whether
+    // this browser gives them and how many were not kept before.
+    attach: function (to, observed) {
+      if (sink) return;
+      try { observed(supported ? 1 : 0, lost); } catch (e) { /* not said */ }
+      sink = function (t) {
+        try { to(t[0], t[1]); } catch (e) { /* dropped */ }
+      };
+      var kept = pending;
+      pending = [];
+      kept.forEach(sink);
+    },
+  };
+}
+
 // What happened from navigation to main() and the app's "ready", on the
 // samples' clock (performance.now() of the page, in microseconds), handed
 // to C (native/src/phases.h) once the module is up (wt_js_startup_attach

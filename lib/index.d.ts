@@ -54,7 +54,30 @@ export interface Profile {
   threads: ProfileThread[];
   /** The startup timeline the trace carries (sessions started before main()), or null. */
   startup: StartupTimeline | null;
+  /** The page main thread's long tasks the trace carries (recorded in Chromium), or null. */
+  longTasks: LongTasks | null;
 }
+
+/**
+ * The page main thread's long tasks (tasks of 50 ms or more: the browser's
+ * `longtask` entries) while the session recorded. observed false: the
+ * browser gives none (Firefox), with the reason.
+ */
+export interface LongTasks {
+  observed: boolean;
+  count: number;
+  /** Microseconds in all, and the longest task's. */
+  totalUs: number;
+  longestUs: number;
+  /** Tasks not kept (the page's table was full). */
+  dropped: number;
+  reason: string | null;
+}
+
+/** The long tasks of a stats record, or null (lib/profile.mjs). */
+export function longTasksOf(stats: Record<string, any> | null | undefined): LongTasks | null;
+/** One line: "3, 412 ms in all, longest 250 ms"; null without them. */
+export function longTaskSummary(longTasks: LongTasks | null): string | null;
 
 /** One phase of the startup timeline, in microseconds since the page's navigation start. */
 export interface StartupPhase {

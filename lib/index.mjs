@@ -2,8 +2,8 @@
 // format, the views a report shows, the report itself, and the static server
 // with the cross-origin isolation headers pthread pages need. Types in
 // index.d.ts; the Playwright helper is the 'wasmtrace/playwright' export.
-export { readProfile, detectFormat, functionTable, callTree, threadTotals, weightOf, weightToMs, MARKERS, realDepth, startupOf, TraceError } from './profile.mjs';
-export { startupSummary, startupWaterfall, startupCoverage, startupMoments } from './startup.mjs';
+export { readProfile, detectFormat, functionTable, callTree, threadTotals, weightOf, weightToMs, MARKERS, realDepth, startupOf, longTasksOf, TraceError } from './profile.mjs';
+export { startupSummary, startupWaterfall, startupCoverage, startupMoments, longTaskSummary } from './startup.mjs';
 export { textReport, htmlReport, reportData } from './report.mjs';
 export { serve } from './serve.mjs';
 export { addJsProfile, readJsProfile, wasmFunctionLocator, isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';

@@ -6,14 +6,16 @@
 // gzip or not. The model (see index.d.ts, Profile):
 //   { format, session, intervalUs, stats, threads: [{ tid, name,
 //     samples: [{ ts, stack, weight }], scopes: [{ name, ts, dur, cat }] }],
-//     startup: { phases: [{ name, kind, begin, end, bytes }], dropped } | null }
+//     startup: { phases: [{ name, kind, begin, end, bytes }], dropped } | null,
+//     longTasks: { observed, count, totalUs, longestUs, dropped, reason } | null }
 // with stacks root first, [] for an idle sample, times in microseconds.
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
 import { nameCanonicalizer } from './names.mjs';
+import { longTasksOf, startupOf } from './startup.mjs';
 import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
 
-export { TraceError };
+export { TraceError, longTasksOf, startupOf };
 
 /** Names a sample may carry instead of an empty stack when the thread was idle. */
 const IDLE_NAMES = new Set(['(idle)', '(root)']);
@@ -125,32 +127,6 @@ function checkedNumbers(profile) {
   return profile;
 }
 
-/**
- * The startup timeline the stats record carries (native/src/phases.h; every
- * format: "startup":{"phases":[{name,kind,beginUs,endUs,bytes?}],"dropped"}),
- * as { phases: [{ name, kind, begin, end, bytes }], dropped } with times in
- * microseconds since navigation start, in begin order; null without one.
- * A phase that is not well formed is skipped and counted in dropped.
- */
-export function startupOf(stats) {
-  const st = isObject(stats) ? stats.startup : undefined;
-  if (!isObject(st) || !Array.isArray(st.phases)) return null;
-  let dropped = Number.isInteger(st.dropped) && st.dropped >= 0 ? st.dropped : 0;
-  const phases = [];
-  for (const p of st.phases.slice(0, 4096)) {
-    if (!isObject(p) || typeof p.name !== 'string' || !['span', 'instant', 'note'].includes(p.kind) ||
-        !isNum(p.beginUs) || !isNum(p.endUs) || p.endUs < p.beginUs) {
-      dropped++;
-      continue;
-    }
-    phases.push({ name: p.name.slice(0, 200), kind: p.kind, begin: p.beginUs, end: p.endUs,
-      bytes: isNum(p.bytes) && p.bytes >= 0 ? p.bytes : null });
-  }
-  if (st.phases.length > 4096) dropped += st.phases.length - 4096;
-  phases.sort((a, b) => a.begin - b.begin || b.end - a.end);
-  return { phases, dropped };
-}
-
 function isIdle(stack) {
   return stack.length === 0 || (stack.length === 1 && IDLE_NAMES.has(stack[0]));
 }
@@ -201,6 +177,7 @@ function readChrome(events, budget) {
     stats: a.stats,
     threads,
     startup: startupOf(a.stats),
+    longTasks: longTasksOf(a.stats),
   };
 }
 
@@ -336,7 +313,8 @@ function readFirefox(p, budget) {
         const d = data?.[i];
         const c = categories[category?.[i]];
         const cat = isObject(c) && typeof c.name === 'string' ? c.name : isObject(d) && typeof d.category === 'string' ? d.category : '';
-        if (isObject(d) && d.type === 'wasmtrace' && d.category === 'startup') continue; // the timeline: startupOf
+        // The timeline and the long tasks: startupOf, longTasksOf.
+        if (isObject(d) && d.type === 'wasmtrace' && (d.category === 'startup' || d.category === 'longtask')) continue;
         budget.charge(96, 'its markers');
         scopes.push({ name: str(names[i], `markers.name[${i}]`), ts: start * 1000, dur: (end - start) * 1000, cat });
       }
@@ -386,6 +364,7 @@ function readFirefox(p, budget) {
     stats: wt && wt.samplesTaken !== undefined ? wt : null,
     threads: threads.filter((th) => th.samples.length || th.scopes.length || th.allocations.length),
     startup: startupOf(wt),
+    longTasks: longTasksOf(wt),
   };
 }
 
@@ -456,6 +435,7 @@ function readFolded(text, budget) {
     stats,
     threads: [...threads.values()],
     startup: startupOf(stats),
+    longTasks: longTasksOf(stats),
   };
 }
 

@@ -3,7 +3,7 @@
 // interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
-import { startupSummary, startupSvg, startupWaterfall } from './startup.mjs';
+import { longTaskSummary, startupSummary, startupSvg, startupWaterfall } from './startup.mjs';
 import { textOf } from './trace.mjs';
 
 const FLAMEGRAPH_JS = new URL('./flamegraph.js', import.meta.url);
@@ -99,6 +99,8 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
     out.push('', `startup: ${startupSummary(profile.startup)}`);
     out.push(...startupWaterfall(profile.startup, { printable }));
   }
+  const longTasks = longTaskSummary(profile.longTasks ?? null);
+  if (longTasks && !only) out.push(`long tasks (page main thread): ${printable(longTasks)}`);
   if (only && !threads.length) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }

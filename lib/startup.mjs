@@ -1,9 +1,59 @@
-// The startup timeline (profile.startup, lib/profile.mjs startupOf): what
-// `wasmtrace report` prints as a waterfall and `record` as one line, and the
-// share of the time from navigation start to main() that named spans cover.
-// Times are microseconds since the page's navigation start.
+// The startup timeline (profile.startup) and the page main thread's long
+// tasks (profile.longTasks), read from the stats record every format
+// carries (startupOf, longTasksOf, which lib/profile.mjs calls); what
+// `wasmtrace report` prints as a waterfall and `record` as one line each,
+// and the share of the time from navigation start to main() that named
+// spans cover. Times are microseconds since the page's navigation start.
 
 const ms = (us) => us / 1000;
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The startup timeline the stats record carries (native/src/phases.h; every
+ * format: "startup":{"phases":[{name,kind,beginUs,endUs,bytes?}],"dropped"}),
+ * as { phases: [{ name, kind, begin, end, bytes }], dropped } with times in
+ * microseconds since navigation start, in begin order; null without one.
+ * A phase that is not well formed is skipped and counted in dropped.
+ */
+export function startupOf(stats) {
+  const st = isObject(stats) ? stats.startup : undefined;
+  if (!isObject(st) || !Array.isArray(st.phases)) return null;
+  let dropped = Number.isInteger(st.dropped) && st.dropped >= 0 ? st.dropped : 0;
+  const phases = [];
+  for (const p of st.phases.slice(0, 4096)) {
+    if (!isObject(p) || typeof p.name !== 'string' || !['span', 'instant', 'note'].includes(p.kind) ||
+        !isNum(p.beginUs) || !isNum(p.endUs) || p.endUs < p.beginUs) {
+      dropped++;
+      continue;
+    }
+    phases.push({ name: p.name.slice(0, 200), kind: p.kind, begin: p.beginUs, end: p.endUs,
+      bytes: isNum(p.bytes) && p.bytes >= 0 ? p.bytes : null });
+  }
+  if (st.phases.length > 4096) dropped += st.phases.length - 4096;
+  phases.sort((a, b) => a.begin - b.begin || b.end - a.end);
+  return { phases, dropped };
+}
+
+/**
+ * The page main thread's long tasks the stats record carries
+ * (native/src/rec_longtask.c: "longTasks":{"observed":true,"count",
+ * "totalUs","longestUs","dropped"} or {"observed":false,"reason"}), or null
+ * without one (or one that is not well formed).
+ */
+export function longTasksOf(stats) {
+  const lt = isObject(stats) ? stats.longTasks : undefined;
+  if (!isObject(lt) || typeof lt.observed !== 'boolean') return null;
+  if (!lt.observed) {
+    return { observed: false, count: 0, totalUs: 0, longestUs: 0, dropped: 0,
+      reason: typeof lt.reason === 'string' ? lt.reason.slice(0, 200) : 'not observed' };
+  }
+  const count = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null);
+  const us = (v) => (isNum(v) && v >= 0 ? v : null);
+  const out = { observed: true, count: count(lt.count), totalUs: us(lt.totalUs), longestUs: us(lt.longestUs),
+    dropped: count(lt.dropped) ?? 0, reason: null };
+  return out.count === null || out.totalUs === null || out.longestUs === null ? null : out;
+}
 
 /** "1,540" for 1540.2 ms; one decimal below 10 ms. */
 export function fmtStartupMs(msValue) {
@@ -71,6 +121,20 @@ export function startupSummary(timeline) {
   const notes = timeline.phases.filter((p) => p.kind === 'note').length;
   if (notes) parts.push(`${notes} note${notes === 1 ? '' : 's'} (wasmtrace report lists them)`);
   return parts.length ? parts.join(', ') : `${timeline.phases.length} phases`;
+}
+
+/**
+ * One line for the page main thread's long tasks (longTasksOf): "3, 412 ms
+ * in all, longest 250 ms", "none", or "not observed: why"; null without
+ * them.
+ */
+export function longTaskSummary(longTasks) {
+  if (!longTasks) return null;
+  if (!longTasks.observed) return `not observed: ${longTasks.reason}`;
+  const lost = longTasks.dropped ? ` (${longTasks.dropped} more not kept)` : '';
+  if (!longTasks.count) return `none${lost}`;
+  return `${longTasks.count}, ${fmtStartupMs(ms(longTasks.totalUs))} ms in all, longest ` +
+    `${fmtStartupMs(ms(longTasks.longestUs))} ms${lost}`;
 }
 
 /**

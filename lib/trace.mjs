@@ -257,8 +257,9 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
         if (!isNum(deltas[i])) throw new TraceError(`${where}: timeDeltas[${i}] is not a number`);
         t.timeDeltas.push(deltas[i]);
       }
-    } else if (e.ph === 'X' && e.cat !== 'wasmtrace' && e.cat !== 'startup') {
-      // (the startup timeline's tracks are read from the stats record: startupOf in profile.mjs)
+    } else if (e.ph === 'X' && e.cat !== 'wasmtrace' && e.cat !== 'startup' && e.cat !== 'longtask') {
+      // (the startup timeline's tracks and the main thread's long tasks are
+      // read from the stats record: startupOf and longTasksOf in profile.mjs)
       if (typeof e.name === 'string' && isNum(e.ts) && isNum(e.dur)) {
         budget.charge(96, 'its scopes');
         thread(e.tid).scopes.push({ name: e.name, ts: e.ts, dur: e.dur, cat: typeof e.cat === 'string' ? e.cat : '' });

@@ -7,7 +7,7 @@ import { heapNote } from '../heap.mjs';
 import { printable, wrapNote } from '../report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from '../jsprofile.mjs';
 import { mergeJsFlags, TIERS, tierOptions } from '../tier.mjs';
-import { startupSummary } from '../startup.mjs';
+import { longTaskSummary, startupSummary } from '../startup.mjs';
 import { serve } from '../serve.mjs';
 import { BROWSERS, launch } from '../browser.mjs';
 import { adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError } from '../../js/playwright.mjs';
@@ -79,6 +79,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   if (heap) lines.push(`  ${printable(heap)}`);
   const startup = startupSummary(p?.startup);
   if (startup) lines.push(`  startup: ${printable(startup)}`);
+  const longTasks = longTaskSummary(p?.longTasks ?? null);
+  if (longTasks) lines.push(`  long tasks (page main thread): ${printable(longTasks)}`);
   if (r.jsProfile) {
     lines.push(r.jsProfile.samples
       ? `  ${JS_THREAD_NAME}: ${r.jsProfile.samples} samples of the page main thread's JS and wasm (the browser's JS Self-Profiling API)`

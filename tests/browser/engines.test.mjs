@@ -72,10 +72,13 @@ function threadNames(events) {
 
 // The startup timeline's events (category 'startup') and the tracks that
 // carry them: apart from the app's threads, compared on their own (each
-// engine needs its own number of tracks for its overlaps).
+// engine needs its own number of tracks for its overlaps). The main
+// thread's long tasks (category 'longtask', on a track of their own) are
+// Chromium's only.
 function withoutTimeline(events) {
-  const lanes = new Set(events.filter((e) => e.cat === 'startup').map((e) => e.tid));
-  return events.filter((e) => e.cat !== 'startup' && !lanes.has(e.tid));
+  const own = (e) => e.cat === 'startup' || e.cat === 'longtask';
+  const lanes = new Set(events.filter(own).map((e) => e.tid));
+  return events.filter((e) => !own(e) && !lanes.has(e.tid));
 }
 // Phase names, without what one engine gives and the other does not
 // (Chromium's worker-script entries are out of order: a note instead).
