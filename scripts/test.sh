@@ -136,6 +136,9 @@ TOOLCHAIN_TESTS+=(tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs)
 # The startup timeline: run dependencies, worker loading and wasm
 # instantiation as each version does them.
 TOOLCHAIN_TESTS+=(tests/browser/timeline.test.mjs)
+# The main thread's long tasks (an observer in the pre-js, an export of the
+# library each version must keep).
+TOOLCHAIN_TESTS+=(tests/browser/longtask.test.mjs)
 # The main thread's JS profile (the JS Self-Profiling API; Chromium).
 TOOLCHAIN_TESTS+=(tests/browser/jsprofile.test.mjs)
 # Heap profiling: the allocator shim on each version's dlmalloc and emmalloc,
@@ -169,7 +172,8 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/record-faults.test.mjs tests/browser/shim.test.mjs tests/browser/limits.test.mjs
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
   tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs
-  tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs tests/browser/diff.test.mjs)
+  tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs tests/browser/diff.test.mjs
+  tests/browser/longtask.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
 toolchain_passes() {
