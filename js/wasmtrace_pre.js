@@ -176,7 +176,7 @@ function wasmtraceJsProfiler(now) {
   } catch (e) { /* not profiled */ }
 })();
 
-// ---- The startup timeline (page main thread only) ------------------------
+// ---- Long tasks (page main thread only) ----------------------------------
 // The page main thread's long tasks (tasks of 50 ms or more: the browser's
 // `longtask` PerformanceObserver entries, buffered: those from before this
 // script ran are delivered too; Chromium has them, Firefox does not), on
@@ -221,6 +221,7 @@ function wasmtraceLongTaskObserver() {
   };
 }
 
+// ---- The startup timeline (page main thread only) ------------------------
 // What happened from navigation to main() and the app's "ready", on the
 // samples' clock (performance.now() of the page, in microseconds), handed
 // to C (native/src/phases.h) once the module is up (wt_js_startup_attach

@@ -52,15 +52,18 @@ void wt_longtasks_reset_for_testing(void) {
 
 static int wanted(const wt_session_config *c) { return wt_config_category_enabled(c, "longtask"); }
 
-/* The final step's tasks (table indices): worker only, one step at a time. */
+/* The final step's spans (table indices), read by get() after spans()
+ * chose them: worker only, one step at a time. write_stats chooses again
+ * into its own array, so that a task published in between cannot move the
+ * spans an encoder is still writing. */
 static uint16_t chosen[LONGTASKS_MAX];
 
-static size_t collect(const wt_encode_view *v) {
+static size_t collect(const wt_encode_view *v, uint16_t out[LONGTASKS_MAX]) {
   size_t n = 0;
   uint32_t count = wt_span_table_count(&tasks);
   for (uint32_t i = 0; i < count; i++) {
     wt_span p;
-    if (wt_span_table_get(&tasks, i, &p) && wt_recorder_span_wanted(v, &p)) chosen[n++] = (uint16_t)i;
+    if (wt_span_table_get(&tasks, i, &p) && wt_recorder_span_wanted(v, &p)) out[n++] = (uint16_t)i;
   }
   return n;
 }
@@ -72,7 +75,7 @@ static int get(const wt_span_set *set, size_t k, wt_span *out) {
 /* One lane: the main thread runs one task at a time. */
 static void spans(const wt_encode_view *v, wt_span_set *set) {
   *set = (wt_span_set){.category = "longtask", .track = "Long tasks (main thread)", .color = "red", .get = get};
-  set->n = collect(v);
+  set->n = collect(v, chosen);
   set->nlanes = set->n ? 1 : 0;
 }
 
@@ -88,11 +91,12 @@ static void write_stats(const wt_encode_view *v, const uint64_t fig[WT_RECORDER_
                    "(PerformanceObserver.supportedEntryTypes)\"}");
     return;
   }
-  size_t n = collect(v);
+  uint16_t mine[LONGTASKS_MAX];
+  size_t n = collect(v, mine);
   double total = 0, longest = 0;
   for (size_t k = 0; k < n; k++) {
     wt_span p;
-    if (!wt_span_table_get(&tasks, chosen[k], &p)) continue;
+    if (!wt_span_table_get(&tasks, mine[k], &p)) continue;
     total += p.end_us - p.begin_us;
     if (p.end_us - p.begin_us > longest) longest = p.end_us - p.begin_us;
   }

@@ -12,6 +12,7 @@ static const wt_recorder *const all[] = {
 };
 #define COUNT ((int)(sizeof all / sizeof all[0]))
 _Static_assert(sizeof all / sizeof all[0] <= WT_RECORDERS_MAX, "raise WT_RECORDERS_MAX");
+_Static_assert(WT_RECORDERS_MAX <= 8, "wt_session.recorders is a byte of bits");
 
 static int has(const wt_session *s, int i) { return (s->recorders >> i) & 1; }
 
