@@ -124,13 +124,16 @@ function fromFirefox(bytes) {
     if (!t.samples.length) continue;
     const leafName = (stack) => (stack === null ? IDLE : strings[t.funcTable.name[t.frameTable.func[t.stackTable.frame[stack]]]]);
     const weights = t.samples.weight ?? t.samples.stack.map(() => 1);
-    // The startup timeline's markers (category "Startup", on the main
-    // thread): apart, the chrome file has them on tracks of their own.
+    // The startup timeline's markers (category "Startup") and the long
+    // tasks' ("Long tasks (main thread)"), on the main thread: apart, the
+    // chrome file has them on tracks of their own.
     const startupCat = p.meta.categories.findIndex((c) => c.name === 'Startup');
+    const longTaskCat = p.meta.categories.findIndex((c) => c.name === 'Long tasks (main thread)');
     const phases = t.markers.category.filter((c) => c === startupCat).length;
+    const longTasks = t.markers.category.filter((c) => c === longTaskCat).length;
     threads.set(t.name, {
       count: t.samples.length, total: sum(weights), self: countMap(t.samples.stack.map(leafName), weights),
-      markers: t.markers.length - phases, phases,
+      markers: t.markers.length - phases - longTasks, phases, longTasks,
     });
   }
   return { profile: p, threads, stats: p.meta.wasmtrace };
@@ -373,11 +376,13 @@ describe('one recording in three formats, opened by real readers', () => {
         const fx = fxp.threads.find((x) => x.name === name);
         // The app is idle when the sessions stop: every session has all of
         // its events, whichever tick it stopped at.
-        const phases = firefox.threads.get(name).phases;
-        assert.equal(fx.markerCount - phases, chrome.threads.get(name)?.markers, `${name}: markers`);
-        assert.equal(fx.markerCount - phases, firefox.threads.get(name).markers, `${name}: markers in the file`);
-        // The startup timeline: on the main thread, one marker per phase of the file's list.
+        const { phases, longTasks } = firefox.threads.get(name);
+        assert.equal(fx.markerCount - phases - longTasks, chrome.threads.get(name)?.markers, `${name}: markers`);
+        assert.equal(fx.markerCount - phases - longTasks, firefox.threads.get(name).markers, `${name}: markers in the file`);
+        // The startup timeline and the long tasks: on the main thread, one
+        // marker per phase of the file's list and per long task it counts.
         assert.equal(phases, name === 'main' ? firefox.stats.startup.phases.length : 0, `${name}: startup markers`);
+        assert.equal(longTasks, name === 'main' ? firefox.stats.longTasks?.count ?? 0 : 0, `${name}: long task markers`);
       }
       assert.match(fxp.counters, /c-\d+: Memory/, 'a memory track (wasm heap bytes)');
       assert.match(fxp.counters, /live threads/);
