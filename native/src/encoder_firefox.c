@@ -129,10 +129,10 @@ static void retain_batch(ff_state *f, const wt_encode_view *v, wt_encode_tally *
 
 void ff_write_ms(ff_writer *w, double us) { wt_json_double3(w->j, (us - w->v->start_us) / 1000.0); }
 
-/* The string index of a frame's (or event's) name; WT_STRTAB_NONE sets oom. */
+/* The string index of a frame's (or event's) name; NO_INDEX sets oom. */
 uint32_t ff_name_index(ff_writer *w, uint32_t frame) {
   uint32_t i = wt_strtab_index(&w->strings, wt_encode_frame_name(frame));
-  if (i == WT_STRTAB_NONE) w->oom = 1;
+  if (i == NO_INDEX) w->oom = 1;
   return i;
 }
 
@@ -152,7 +152,7 @@ static uint32_t frame_for(ff_writer *w, uint32_t frame) {
     i = wt_u32map_next(&w->frame_of, i);
   if (fi) return fi - 1;
   uint32_t name = ff_name_index(w, frame);
-  if (name == WT_STRTAB_NONE) return WT_STRTAB_NONE;
+  if (name == NO_INDEX) return NO_INDEX;
   uint32_t k = wt_u32map_first(&w->func_of, wt_u32map_hash(name)), fn;
   while ((fn = wt_u32map_get(&w->func_of, k)) != 0 && w->func_name[fn - 1] != name)
     k = wt_u32map_next(&w->func_of, k);
@@ -170,15 +170,15 @@ static uint32_t frame_for(ff_writer *w, uint32_t frame) {
 static int has_stack(const void *ctx, uint32_t node) { return ((const ff_writer *)ctx)->stack_of[node] != 0; }
 
 /* The stack index of node `id` in the current thread, creating it and its
- * missing ancestors; WT_STRTAB_NONE for the thread's root (an empty stack). */
+ * missing ancestors; NO_INDEX for the thread's root (an empty stack). */
 static uint32_t stack_for(ff_writer *w, uint32_t id) {
   uint32_t buf[WT_NODE_CHAIN_MAX], above;
   int n;
   const uint32_t *chain = wt_node_chain(w->v, id, 1, has_stack, w, buf, &n, &above);
-  uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : WT_STRTAB_NONE;
+  uint32_t prefix = (above && w->stack_of[above]) ? w->stack_of[above] - 1 : NO_INDEX;
   for (int i = 0; i < n; i++) {
     uint32_t fi = frame_for(w, w->v->nodes[chain[i] - 1].frame);
-    if (fi == WT_STRTAB_NONE) return WT_STRTAB_NONE;
+    if (fi == NO_INDEX) return NO_INDEX;
     w->stack_frame[w->nstacks] = fi;
     w->stack_prefix[w->nstacks] = prefix;
     w->stack_of[chain[i]] = ++w->nstacks;
@@ -187,11 +187,11 @@ static uint32_t stack_for(ff_writer *w, uint32_t id) {
   return prefix;
 }
 
-/* A JSON array's members: n values (WT_STRTAB_NONE as null) or n copies of lit. */
+/* A JSON array's members: n values (NO_INDEX as null) or n copies of lit. */
 static void write_u32_list(ff_writer *w, const uint32_t *v, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     if (i) wt_json_lit(w->j, ",");
-    if (v[i] == WT_STRTAB_NONE) wt_json_lit(w->j, "null");
+    if (v[i] == NO_INDEX) wt_json_lit(w->j, "null");
     else wt_json_u64(w->j, v[i]);
   }
 }

@@ -11,6 +11,9 @@
 #include "strtab.h"
 #include "u32map.h"
 
+/* No index: a null in a table column (a stack without prefix), or a string
+ * the table had no memory for (wt_strtab_index's WT_STRTAB_NONE). */
+#define NO_INDEX WT_STRTAB_NONE
 #define PROCESSED_VERSION 57
 #define FIXED_CATEGORIES 4
 enum { CAT_OTHER = 0, CAT_IDLE = 1, CAT_WASM = 2, CAT_SCOPE = 3 };

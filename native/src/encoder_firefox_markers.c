@@ -84,7 +84,7 @@ static void write_span_column(ff_writer *w, const wt_span_set *set, uint32_t cat
   switch (c) {
     case 0: {
       uint32_t s = wt_strtab_index(&w->strings, p->kind == WT_SPAN_NOTE ? "note" : p->name);
-      if (s == WT_STRTAB_NONE) w->oom = 1;
+      if (s == NO_INDEX) w->oom = 1;
       wt_json_u64(j, s);
       break;
     }
@@ -140,7 +140,7 @@ void ff_write_markers(ff_writer *w, uint16_t slot) {
         case 0:
           if (grow) {
             uint32_t s = wt_strtab_index(&w->strings, WT_GROW_EVENT_NAME);
-            if (s == WT_STRTAB_NONE) w->oom = 1;
+            if (s == NO_INDEX) w->oom = 1;
             wt_json_u64(j, s);
           } else {
             wt_json_u64(j, ff_name_index(w, r->id));
