@@ -186,7 +186,7 @@ function wasmtraceJsProfiler(now) {
 var wasmtraceLongTasks = typeof window === 'undefined' || typeof document === 'undefined' ?
   null : wasmtraceLongTaskObserver();
 function wasmtraceLongTaskObserver() {
-  var MAX_PENDING = 1024;
+  var MAX_PENDING = 256; // as many as C keeps (LONGTASKS_MAX)
   var pending = [], sink = null, supported = false, lost = 0;
   function add(e) {
     var t = [e.startTime * 1000, (e.startTime + e.duration) * 1000];

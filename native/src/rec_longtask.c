@@ -21,7 +21,7 @@
 #define WT_I_EXPORT
 #endif
 
-#define LONGTASKS_MAX 1024
+#define LONGTASKS_MAX 256 /* 40 KiB of static table: 256 tasks of 50 ms or more is 12.8 s of a blocked page */
 
 WT_SPAN_TABLE(tasks, LONGTASKS_MAX);
 
