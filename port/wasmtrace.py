@@ -75,6 +75,24 @@ ZLIB_SOURCES = ['adler32.c', 'crc32.c', 'deflate.c', 'trees.c', 'zutil.c']
 # archive; the rest at -Os (native/src/hot-path.txt says why).
 with open(os.path.join(NATIVE, 'src', 'hot-path.txt')) as f:
   HOT = [l.strip() for l in f if l.strip() and not l.startswith('#')]
+# The link contract (cmake/link-contract.txt: the flags, written once, with
+# why of each): {part: [(kind, value)]}. The port builds its own archives,
+# so it takes the contract's flags, JS files and settings.
+CONTRACT = {}
+with open(os.path.join(ROOT, 'cmake', 'link-contract.txt')) as f:
+  for line in f:
+    if line.strip() and not line.startswith('#'):
+      part, kind, value = line.split(' ', 3)[:3]
+      CONTRACT.setdefault(part, []).append((kind, value.strip()))
+
+
+def _contract(part, *kinds):
+  return [value for kind, value in CONTRACT.get(part, []) if kind in kinds]
+
+
+def _wasm_ld(flags):
+  """-Wl,a,b flags as the separate flags a port hands to wasm-ld."""
+  return [f for flag in flags for f in flag[len('-Wl,'):].split(',')]
 
 
 # A package path may hold glob characters ('[', '*'): paths are escaped
@@ -172,18 +190,14 @@ def get(ports, settings, shared):
   libs.append(shared.cache.get_lib(f'libwasmtrace_hot-{TAG}.a', create_hot, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_cjson-{TAG}.a', create_cjson, what='port'))
   libs.append(shared.cache.get_lib(f'libwasmtrace_zlib-{TAG}.a', create_zlib, what='port'))
-  # Linker flags go to wasm-ld beside the libraries: pull in the code that
-  # starts sessions before main(); see every pthread from its start and
-  # waits as waiting; take the hooks before LTO for instrumented code; and
-  # for the shim, wrap realloc, sbrk and emscripten_resize_heap (CMakeLists.txt says why of each).
-  flags = ['--undefined=wt_js_startup_count', '--wrap=pthread_create', '--wrap=emscripten_futex_wait']
-  if opts['instrument'] != 'none':
-    flags += ['--undefined=__cyg_profile_func_enter', '--undefined=__cyg_profile_func_exit',
-              '--undefined=emscripten_return_address']
-  if opts['heap'] == '1':
-    flags += ['--wrap=realloc', '--wrap=sbrk', '--wrap=emscripten_resize_heap', '--undefined=__wrap_realloc']
-  if opts['formats'] == '1':
-    flags += ['--undefined=wt_encoder_firefox', '--undefined=wt_encoder_folded']
+  # Linker flags go to wasm-ld beside the libraries (the contract says why
+  # of each): pull in the code that starts sessions before main(); see every
+  # pthread from its start and waits as waiting; take the hooks before LTO
+  # for instrumented code; for the shim, wrap realloc, sbrk and
+  # emscripten_resize_heap; for the formats, pull their objects out.
+  parts = ['core'] + [p for p in ('instrument', 'heap', 'formats')
+                      if opts[p] not in ('0', 'none')]
+  flags = _wasm_ld([f for p in parts for f in _contract(p, 'ldflag', 'threads')])
   return libs + flags
 
 
@@ -194,16 +208,21 @@ def clear(ports, settings, shared):
 
 def linker_setup(ports, settings):
   js = os.path.join(ROOT, 'js')
-  # The JS shim: C-callable imports, Module.wasmtrace, and (server=1) the
-  # diagnostic server's page code.
-  settings.JS_LIBRARIES.append(os.path.join(js, 'wasmtrace_library.js'))
-  settings.PRE_JS_FILES.append(os.path.join(js, 'wasmtrace_pre.js'))
-  settings.POST_JS_FILES.append(os.path.join(js, 'wasmtrace_post.js'))
-  if opts['server'] == '1':
-    settings.POST_JS_FILES.append(_server_js(ports))
-  # The shim reads finished traces with FS.readFile, and calls these.
-  settings.FORCE_FILESYSTEM = 1
-  settings.EXPORTED_RUNTIME_METHODS += ['FS', 'UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']
+  # The JS shim (the contract's files): C-callable imports, Module.wasmtrace,
+  # and (server=1) the diagnostic server's page code, with its Worker inside.
+  lists = {'js-library': settings.JS_LIBRARIES, 'pre-js': settings.PRE_JS_FILES, 'post-js': settings.POST_JS_FILES}
+  for part in ['core'] + (['server'] if opts['server'] == '1' else []):
+    for kind, value in CONTRACT[part]:
+      if kind in lists:
+        lists[kind].append(_server_js(ports) if value == 'wasmtrace_server.js' else os.path.join(js, value))
+  # The settings the shim needs (it reads finished traces with FS.readFile,
+  # and calls the runtime methods listed).
+  for value in _contract('core', 'setting'):
+    name, _, val = value.partition('=')
+    if isinstance(getattr(settings, name), list):
+      setattr(settings, name, getattr(settings, name) + val.split(','))
+    else:
+      setattr(settings, name, int(val))
 
 
 def process_args(ports):

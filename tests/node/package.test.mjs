@@ -52,6 +52,9 @@ const REQUIRED = [
   'cmake/wasmtrace-heap.pc.in',
   'cmake/wasmtrace-server.pc.in',
   'cmake/wasmtrace-formats.pc.in',
+  // The link contract, and the CMake helper that reads it (the installed config includes both).
+  'cmake/link-contract.txt',
+  'cmake/WasmtraceLink.cmake',
   'port/wasmtrace.py',
   'native/src/hot-path.txt',
   'native/include/wasmtrace/wasmtrace.h',
@@ -61,7 +64,7 @@ const REQUIRED = [
   'cmake/emscripten-versions.txt',
 ];
 const ALLOWED = new RegExp('^(package\\.json|README\\.md|LICENSE|bin/[\\w.-]+\\.mjs|lib/(commands/)?[\\w.-]+\\.(mjs|js|d\\.ts)|js/[\\w.-]+\\.(js|mjs|d\\.ts)' +
-  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt|cmake/emscripten-versions\\.txt)$');
+  '|config/wasmtrace\\.schema\\.json|CMakeLists\\.txt|cmake/[\\w.-]+\\.in|cmake/link-contract\\.txt|cmake/WasmtraceLink\\.cmake|port/wasmtrace\\.py|native/(src|include/wasmtrace)/[\\w.-]+\\.[ch]|native/src/hot-path\\.txt|cmake/emscripten-versions\\.txt)$');
 
 test('npm pack contains everything a user needs', () => {
   for (const f of REQUIRED) assert.ok(packed.includes(f), `missing from the package: ${f}`);

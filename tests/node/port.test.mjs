@@ -14,10 +14,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'wasmtrace-port-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 const python = spawnSync('python3', ['--version']).status === 0;
 
-// The package's port, native sources and package.json under `dir`.
+// The package's port, native sources, link contract (cmake/) and package.json under `dir`.
 function packageAt(dir) {
   mkdirSync(dir, { recursive: true });
-  for (const p of ['port', 'native', 'package.json']) cpSync(join(root, p), join(dir, p), { recursive: true });
+  for (const p of ['port', 'native', 'cmake', 'package.json']) cpSync(join(root, p), join(dir, p), { recursive: true });
   return join(dir, 'port', 'wasmtrace.py');
 }
 function run(port, code) {
