@@ -144,7 +144,7 @@ export async function toggleHarness(factory, sessionConfig, settleRuns) {
   const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
   let session = null;
   const totals = { sessions: 0, samples: 0, jsProfiles: 0, jsSamples: 0 };
-  // The page's own JS profile (js/wasmtrace_pre.js), if the document allows one: stopped.
+  // The page's own JS profile (js/wasmtrace_startup.js), if the document allows one: stopped.
   if (typeof mod.wasmtrace.jsProfile === 'function') await mod.wasmtrace.jsProfile();
   let profiler = null;
   return {

@@ -106,7 +106,7 @@ export function startupAt(profile, name) {
   const t = profile.startup;
   if (!t || !t.phases.length) {
     throw new WasmtraceError('no-startup', 'wasmtrace: the trace has no startup timeline (a session started before ' +
-      'main() of an app linked with wasmtrace_pre.js writes one)');
+      'main() of an app linked with wasmtrace_startup.js writes one)');
   }
   const want = name === 'main()' ? 'main() starts' : name;
   const p = t.phases.find((x) => x.kind === 'instant' && x.name === want) ?? t.phases.find((x) => x.kind === 'span' && x.name === want);

@@ -44,8 +44,8 @@
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
 //    `runtimeExited` (always defined <= 3.1.6x; since ~3.1.5x only with
 //    -sEXIT_RUNTIME: read behind typeof); Module['onAbort'] and
-//    Module['onExit'] (documented hooks: the post-js chains to the app's
-//    own), which a pthread's abort() reaches too (proxied to the main thread:
+//    Module['onExit'] (documented hooks: the page's lifecycle in
+//    js/wasmtrace_pre.js chains to the app's own), which a pthread's abort() reaches too (proxied to the main thread:
 //    3.1.6 always, 3.1.69 when Module.onAbort exists as the pool loads);
 //    abort() sets ABORT (and EXITSTATUS, read for the message) on the main
 //    thread only; a real exit (procExit) sets ABORT too (3.1.6, 3.1.69).
@@ -69,10 +69,11 @@
 //    when it needs a worker; 3.1.6, 3.1.69): wrapped to warn when the pool
 //    is empty; without it, no warning.
 //  - Module.onRuntimeInitialized, called after the constructors and just
-//    before main() (3.1.6, 3.1.69): wasmtrace_post.js chains it to log
-//    which startup sessions run, and to tell the startup timeline that
-//    main() starts; Module.postRun runs once main() returns.
-//  - The startup timeline (js/wasmtrace_pre.js, 3.1.6 and 3.1.69):
+//    before main() (3.1.6, 3.1.69): the page's lifecycle
+//    (js/wasmtrace_pre.js) chains it, around the app's own, for the
+//    moments runtimeReady and mainStarts; Module.postRun (mainReturned)
+//    runs once main() returns.
+//  - The startup timeline (js/wasmtrace_startup.js, 3.1.6 and 3.1.69):
 //    addRunDependency/removeRunDependency are function declarations in
 //    the scope a --pre-js file runs in (wrapped there, before the module's
 //    own code and the file packager's Module['addRunDependency'] export
@@ -630,7 +631,7 @@ var wasmtraceLibrary = {
       try {
         if (typeof PThread !== 'object' || !PThread || !Array.isArray(PThread.unusedWorkers) ||
             typeof PThread.allocateUnusedWorker !== 'function' || !wasmtracePool.configPresent()) return;
-        if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
+        if (typeof wasmtracePage !== 'undefined') wasmtracePage.tell('nextWorker', ['wasmtrace worker']);
         PThread.allocateUnusedWorker();
         wasmtracePool.early = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
         wasmtracePool.reserved = true;
@@ -690,7 +691,7 @@ var wasmtraceLibrary = {
     // Adds one worker at the end of the pool (the next pthread_create takes
     // it) and loads it; onLoaded (may be null) runs once it is loaded.
     addWorker: function (onLoaded) {
-      if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
+      if (typeof wasmtracePage !== 'undefined') wasmtracePage.tell('nextWorker', ['wasmtrace worker']);
       PThread.allocateUnusedWorker();
       wasmtracePool.load(PThread.unusedWorkers[PThread.unusedWorkers.length - 1], onLoaded);
     },
@@ -718,7 +719,7 @@ var wasmtraceLibrary = {
         addRunDependency('wasmtrace-worker');
         waiting = true;
         if (!worker) {
-          if (typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup) wasmtraceStartup.nameNextWorker('wasmtrace worker');
+          if (typeof wasmtracePage !== 'undefined') wasmtracePage.tell('nextWorker', ['wasmtrace worker']);
           PThread.allocateUnusedWorker();
           worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
           wasmtracePool.reserved = true;
@@ -758,34 +759,30 @@ var wasmtraceLibrary = {
     },
   },
 
-  // The startup timeline (js/wasmtrace_pre.js, native/src/phases.h): called
-  // by the startup constructor once the module is up, on the main thread;
-  // from then on each phase goes to C as it comes (no heap: the name goes
-  // through a static buffer of its own). Nothing to do in a worker, in
-  // Node, or in an app linked without the pre-js.
+  // The page lifecycle's attach (js/wasmtrace_pre.js): called by the startup
+  // constructor once the module is up, on the main thread; each plug-in
+  // takes what it hands data to: phase(kind, name, beginUs, endUs, bytes)
+  // for the startup timeline (native/src/phases.h; no heap: the name goes
+  // through a static buffer of its own), longtask and longtasksObserved for
+  // the long tasks (native/src/rec_longtask.c). Nothing to do in a worker,
+  // in Node, or in an app linked without the pre-js.
   wt_js_startup_attach__deps: ['$wasmtraceWellFormed'].concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
   wt_js_startup_attach: function (constructorsUs) {
     try {
-      // The main thread's long tasks (native/src/rec_longtask.c) too.
-      if (typeof wasmtraceLongTasks !== 'undefined' && wasmtraceLongTasks && Module['_wt_js_longtask'] &&
-          Module['_wt_js_longtasks_observed']) {
-        wasmtraceLongTasks.attach(Module['_wt_js_longtask'], Module['_wt_js_longtasks_observed']);
-      }
-    } catch (e) {
-      // Never in the way of the app's start: no long tasks.
-    }
-    try {
-      if (typeof wasmtraceStartup === 'undefined' || !wasmtraceStartup) return;
+      if (typeof wasmtracePage === 'undefined') return;
+      var c = { longtask: Module['_wt_js_longtask'], longtasksObserved: Module['_wt_js_longtasks_observed'] };
       var add = Module['_wt_js_phase'], buffer = Module['_wt_js_phase_name'];
       var capacity = Module['_wt_js_phase_name_capacity'];
-      if (!add || !buffer || !capacity) return;
-      var ptr = buffer(), cap = capacity();
-      wasmtraceStartup.attach(function (kind, name, beginUs, endUs, bytes) {
-        stringToUTF8(wasmtraceWellFormed(name), ptr, cap);
-        add(kind, ptr, beginUs, endUs, bytes);
-      }, constructorsUs / 1000);
+      if (add && buffer && capacity) {
+        var ptr = buffer(), cap = capacity();
+        c.phase = function (kind, name, beginUs, endUs, bytes) {
+          stringToUTF8(wasmtraceWellFormed(name), ptr, cap);
+          add(kind, ptr, beginUs, endUs, bytes);
+        };
+      }
+      wasmtracePage.fire('attach', [c, constructorsUs / 1000]);
     } catch (e) {
-      // Never in the way of the app's start: no timeline.
+      // Never in the way of the app's start: no timeline, no long tasks.
     }
   },
 

@@ -17,10 +17,16 @@
 // (a parenthesised function expression at once: see js/wasmtrace_pre.js).
 if (typeof ENVIRONMENT_IS_PTHREAD === 'undefined' || !ENVIRONMENT_IS_PTHREAD) wasmtraceShimInstall();
 function wasmtraceShimInstall() {
-  // The startup timeline (js/wasmtrace_pre.js): the app script's
-  // evaluation ends here (this file is the last part of it).
+  // The page's lifecycle (js/wasmtrace_pre.js): chain whatever hook the
+  // app replaced since (and Node's, which the pre-js leaves to this file),
+  // then say that the app script's evaluation ends here (this file is the
+  // last part of it). The shim's own moments are a plug-in, below.
+  var page = typeof wasmtracePage !== 'undefined' ? wasmtracePage : null;
   var timeline = typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup ? wasmtraceStartup : null;
-  if (timeline) timeline.scriptEvaluated();
+  if (page) {
+    page.chain();
+    page.fire('scriptEvaluated');
+  }
 
   var STATES = ['starting', 'running', 'stopping', 'stopped', 'failed'];
   // session.stats()'s keys: native/src/stats_list.h lists them, in this order
@@ -87,20 +93,6 @@ function wasmtraceShimInstall() {
     return aborted;
   }
 
-  // Chain to the app's own hooks (set on Module before this file ran);
-  // a pthread's abort() reaches onAbort on this thread too.
-  var appOnAbort = Module['onAbort'];
-  Module['onAbort'] = function (what) {
-    var r = what === undefined || what === null ? '' : messageOf(what);
-    noteEnd('the wasm runtime aborted: ' + (r || 'abort() was called'));
-    if (typeof appOnAbort === 'function') return appOnAbort.apply(this, arguments);
-  };
-  var appOnExit = Module['onExit'];
-  Module['onExit'] = function (status) {
-    noteEnd('the wasm runtime exited with status ' + messageOf(status));
-    if (typeof appOnExit === 'function') return appOnExit.apply(this, arguments);
-  };
-
   // Just before main(): one console line (debug level, hidden in DevTools
   // by default) saying which startup sessions run. A console line reaches
   // DevTools and `wasmtrace record` even while main() keeps this thread
@@ -108,7 +100,6 @@ function wasmtraceShimInstall() {
   //   wasmtrace: before main(): 'startup' running, 'other' failed
   //   wasmtrace: before main(): no startup sessions
   //   wasmtrace: before main(): the config was rejected: <why>
-  var appOnInit = Module['onRuntimeInitialized'];
   function announceStartup() {
     var rejected = UTF8ToString(c('wt_js_config_error')());
     var names = [];
@@ -120,30 +111,29 @@ function wasmtraceShimInstall() {
     console.debug('wasmtrace: before main(): ' + (rejected ? 'the config was rejected: ' + rejected :
       names.length ? names.join(', ') : 'no startup sessions'));
   }
-  Module['onRuntimeInitialized'] = function () {
-    // Browsers only: Node prints console.debug on stdout, which is the app's.
-    if (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) {
-      try {
-        announceStartup();
-      } catch (e) {
-        // Never in the way of the app's start.
-      }
-    }
-    try {
-      if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
-    } finally {
-      // Emscripten calls main() next (3.1.6, 3.1.69); postRun once it returns.
-      if (timeline) timeline.mainStarts();
-    }
-  };
-  if (timeline) {
-    try {
-      var post = Module['postRun'];
-      post = typeof post === 'function' ? [post] : Array.isArray(post) ? post : [];
-      Module['postRun'] = post.concat([function () { timeline.mainReturned(); }]);
-    } catch (e) {
-      // No "main()" span: its start is still in the timeline.
-    }
+  var browser = typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE;
+  // The shim's plug-in: the runtime's end, with its reason (a pthread's
+  // abort() reaches onAbort on this thread too), and the line above
+  // (browsers only: Node prints console.debug on stdout, which is the
+  // app's). Then, as it used to be linked, an app without the startup
+  // observers' file, or without the server's page code that its config
+  // names, is told so.
+  if (page) {
+    page.use({
+      aborted: function (what) {
+        var r = what === undefined || what === null ? '' : messageOf(what);
+        noteEnd('the wasm runtime aborted: ' + (r || 'abort() was called'));
+      },
+      exited: function (status) { noteEnd('the wasm runtime exited with status ' + messageOf(status)); },
+      runtimeReady: function () {
+        if (browser) announceStartup();
+      },
+    });
+  }
+  if (typeof window !== 'undefined' && typeof document !== 'undefined' && typeof wasmtraceStartupTimeline === 'undefined') {
+    console.warn('wasmtrace: this app was linked without js/wasmtrace_startup.js (a --pre-js after wasmtrace_pre.js, ' +
+      'new in 0.1): no startup timeline, long tasks or JS profiles; relink: CMake targets and the port add it, ' +
+      'plain emcc: `wasmtrace flags --ldflags` (docs/GUIDE.md, "Plain emcc")');
   }
 
   function ready() {
@@ -617,19 +607,17 @@ function wasmtraceShimInstall() {
       console.error('wasmtrace: the diagnostic server could not start: ' + messageOf(e));
     }
   }
-  var appOnInit3 = Module['onRuntimeInitialized'];
-  Module['onRuntimeInitialized'] = function () {
-    try {
-      if (!('server' in Module['wasmtrace']) && typeof wasmtraceServerConfig === 'function' &&
-          (typeof ENVIRONMENT_IS_NODE === 'undefined' || !ENVIRONMENT_IS_NODE) && wasmtraceServerConfig()) {
-        console.error('wasmtrace: the config names a server, but the app was linked without the diagnostic ' +
-          "server's page code, which is opt-in: CMake: wasmtrace_server(app); plain emcc: " +
-          '--post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js (or `wasmtrace flags --ldflags --with-server`); ' +
-          'port: server=1 (docs/GUIDE.md, "Live"); not connecting');
-      }
-    } catch (e) {
-      // Never in the way of the app's start.
-    }
-    if (typeof appOnInit3 === 'function') return appOnInit3.apply(this, arguments);
-  };
+  if (page) {
+    page.use({
+      runtimeReady: function () {
+        if (!('server' in Module['wasmtrace']) && typeof wasmtraceServerConfig === 'function' && browser &&
+            wasmtraceServerConfig()) {
+          console.error('wasmtrace: the config names a server, but the app was linked without the diagnostic ' +
+            "server's page code, which is opt-in: CMake: wasmtrace_server(app); plain emcc: " +
+            '--post-js <wasmtrace>/share/wasmtrace/js/wasmtrace_server.js (or `wasmtrace flags --ldflags --with-server`); ' +
+            'port: server=1 (docs/GUIDE.md, "Live"); not connecting');
+        }
+      },
+    });
+  }
 }

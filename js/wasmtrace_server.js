@@ -14,12 +14,13 @@
 // or still loading) goes into wasmtraceStartQueue (js/wasmtrace_library.js):
 // the startup constructor (native/src/startup.c) starts it with the
 // config's sessions, before the app's constructors and main(), and gives
-// it its real id; the tool's answer leaves from onRuntimeInitialized, once
-// that id is known. Nothing here touches the page's config.
+// it its real id; the tool's answer leaves at the page lifecycle's
+// runtimeReady (js/wasmtrace_pre.js), once that id is known. Nothing here touches the page's config.
 //
 // Emscripten internals used (js/wasmtrace_library.js lists them):
-// wasmMemory, addRunDependency/removeRunDependency, runtimeInitialized,
-// Module.onRuntimeInitialized and Module.onAbort (chained).
+// wasmMemory, addRunDependency/removeRunDependency, runtimeInitialized;
+// Module.onRuntimeInitialized and Module.onAbort through the page's
+// lifecycle (js/wasmtrace_pre.js).
 //
 // Opt-in (CMake: wasmtrace_server(app); plain emcc: this --post-js; the
 // port's server=1): an app without it does not download it. Its place among
@@ -296,31 +297,23 @@ function wasmtraceServerInstall() {
       memory: wasmMemory, info: pageInfo() });
   }
 
+  // The server's plug-in of the page's lifecycle (js/wasmtrace_pre.js).
   // Just before main(): answer the tools whose sessions the constructors
-  // started, and tell the Worker where their rings are.
-  var appOnInit = Module['onRuntimeInitialized'];
-  Module['onRuntimeInitialized'] = function () {
-    if (server) {
-      try {
+  // started, and tell the Worker where their rings are. A runtime that dies
+  // before it starts never reads the queue: its tools get an error instead
+  // of waiting.
+  if (typeof wasmtracePage !== 'undefined') {
+    wasmtracePage.use({
+      runtimeReady: function () {
+        if (!server) return;
         answerQueued();
         toWorker({ cmd: 'info', info: pageInfo() });
-      } catch (e) {
-        // Never in the way of the app's start.
-      }
-    }
-    if (typeof appOnInit === 'function') return appOnInit.apply(this, arguments);
-  };
-  // A runtime that dies before it starts never reads the queue: its tools
-  // get an error instead of waiting.
-  var appOnAbort = Module['onAbort'];
-  Module['onAbort'] = function () {
-    try {
-      if (server) answerQueued();
-    } catch (e) {
-      // Never in the way of the abort.
-    }
-    if (typeof appOnAbort === 'function') return appOnAbort.apply(this, arguments);
-  };
+      },
+      aborted: function () {
+        if (server) answerQueued();
+      },
+    });
+  }
   startServer();
   if (!server) return;
   // The page's hello, kept current for the router's list: threads and

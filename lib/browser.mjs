@@ -28,7 +28,7 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
-  // The JS Self-Profiling API in the pthreads' workers (js/wasmtrace_pre.js):
+  // The JS Self-Profiling API in the pthreads' workers (js/wasmtrace_startup.js):
   // "worker N (JS)" threads. Chromium keeps only the last --enable-features,
   // and this one comes after playwright-core's own: it repeats those
   // (js/playwright.mjs exports the same flag).

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes docs/GUIDE.md's plain-emcc link command and its table of flags
+// Writes docs/GUIDE.md's plain-emcc commands and their table of flags
 // from the link contract, cmake/link-contract.txt (between the two markers
 // in "Plain emcc"); with --check, exits 1 if the guide differs
 // (tests/node/link-contract.test.mjs checks the same).
@@ -38,6 +38,13 @@ export function flagOf({ kind, value }) {
   return value;
 }
 
+/** The plain-emcc compile command (the core's compile flags; the app's first, optional, in brackets). */
+export function compileCommand(items) {
+  const cflags = items.filter((i) => i.part === 'core' && i.kind === 'cflag').map((i) => i.value);
+  const optional = items.find((i) => i.part === 'app' && i.kind === 'compile');
+  return ['emcc -O2', ...cflags, '-I$WT/include', ...(optional ? [`[${optional.value}]`] : []), '-c app.c -o app.o'].join(' ');
+}
+
 /** The plain-emcc link command: core, instrument and the app's own link flags. */
 export function linkCommand(items) {
   const lines = ['emcc -O2 app.o -o app.js'];
@@ -65,7 +72,7 @@ export function tableRows(items) {
 }
 
 export function guideBlock(items = readContract()) {
-  return ['```sh', linkCommand(items), '```', '', '| flag | why |', '|---|---|', ...tableRows(items)].join('\n');
+  return ['```sh', compileCommand(items), linkCommand(items), '```', '', '| flag | why |', '|---|---|', ...tableRows(items)].join('\n');
 }
 
 function main() {

@@ -361,6 +361,14 @@ export async function record(positionals, v, io) {
       io.err(`wasmtrace record: note: the page logged that the pthread pool is exhausted (the app's own threads may be ` +
         `missing or late in the trace): ${adviceFor(pool)}`);
     }
+    // An app linked with the page files of before (js/wasmtrace_post.js
+    // says which is missing, and how to relink): its traces lack what that
+    // file records.
+    const relink = consoleLines.find((l) => /wasmtrace: this app was linked without /.test(l));
+    if (relink) {
+      io.err('');
+      io.err(`wasmtrace record: note: ${printable(relink.replace(/^\[\w+\] wasmtrace: /, ''))}`);
+    }
     const written = results.filter((r) => r.file);
     if (written.length) {
       io.out('');

@@ -36,6 +36,7 @@ emcc -O2 "$out/primes.o" -o "$out/primes.js" \
   "$prefix/lib/libwasmtrace.a" "$prefix/lib/libwasmtrace_cjson.a" "$prefix/lib/libwasmtrace_zlib.a" \
   --js-library "$prefix/share/wasmtrace/js/wasmtrace_library.js" \
   --pre-js "$prefix/share/wasmtrace/js/wasmtrace_pre.js" \
+  --pre-js "$prefix/share/wasmtrace/js/wasmtrace_startup.js" \
   --post-js "$prefix/share/wasmtrace/js/wasmtrace_post.js" \
   -Wl,--undefined=wt_js_startup_count \
   -Wl,--wrap=pthread_create -Wl,--wrap=emscripten_futex_wait \

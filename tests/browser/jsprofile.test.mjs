@@ -1,5 +1,5 @@
 // The page main thread's JavaScript and wasm as the browser samples them
-// (js/wasmtrace_pre.js starts the JS Self-Profiling API; lib/jsprofile.mjs
+// (js/wasmtrace_startup.js starts the JS Self-Profiling API; lib/jsprofile.mjs
 // adds it to each trace as "main (JS)"), and each pthread worker's ("worker
 // N (JS)"), in the browser under test and the wasm tree under test.
 // Chromium, served with Document-Policy: js-profiling and launched with the

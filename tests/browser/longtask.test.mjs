@@ -1,5 +1,5 @@
 // The page main thread's long tasks (native/src/rec_longtask.c, the
-// observer in js/wasmtrace_pre.js), recorded with `wasmtrace record` in the
+// observer in js/wasmtrace_startup.js), recorded with `wasmtrace record` in the
 // browser under test. In Chromium: the sample's main() (tokenize, ~1 s of
 // the main thread) runs in one task, so a long task must enclose the
 // timeline's main() span; the tasks are markers on the main thread in the

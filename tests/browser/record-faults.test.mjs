@@ -7,7 +7,7 @@
 //     that navigates away end the command at once, exit status 1, with a
 //     message that names what happened (it used to wait ~70 s and blame a
 //     busy main thread, or print a raw TypeError).
-// The apps: tests/cli-apps (faults, faults_modular) and the startup sample.
+// The apps: tests/cli-apps (faults, faults_modular, faults_oldpage) and the startup sample.
 // Durations are hang guards only (HANG_GUARD_MS), never measurements.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -75,7 +75,7 @@ describe('wasmtrace record: configs and faults', () => {
   before(() => {
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
-    for (const f of [join(apps, 'faults.js'), join(apps, 'faults_modular.js'), join(sample, 'startup.js')]) {
+    for (const f of [join(apps, 'faults.js'), join(apps, 'faults_modular.js'), join(apps, 'oldpage/faults.js'), join(sample, 'startup.js')]) {
       if (!existsSync(f)) throw new Error(`${f} is missing: run scripts/build.sh wasm`);
     }
   });
@@ -109,6 +109,27 @@ describe('wasmtrace record: configs and faults', () => {
     assert.match(r.stdout, /session 'startup': stopped, firefox trace/);
     const p = readProfile(readFileSync(join(dir, 'startup.json.gz')));
     assert.equal(p.format, 'firefox', 'the --format preset reached the module');
+  });
+
+  test('an app linked with the page files of before (no wasmtrace_startup.js): the page and record say how to relink; the rest records, and an abort is still seen', async () => {
+    const oldpage = join(apps, 'oldpage');
+    const dir = join(out, 'oldpage');
+    const r = await wasmtrace('record', oldpage, '--startup', '1s', '--out', dir, '--load-timeout', '40s', '--timeout', '40s');
+    notHung(r);
+    assert.equal(r.status, 0, r.all);
+    assert.match(r.stderr, /wasmtrace record: note: this app was linked without js\/wasmtrace_startup\.js .*no startup timeline, long tasks or JS profiles; relink: .*wasmtrace flags --ldflags/);
+    const p = readProfile(readFileSync(join(dir, 'startup.json.gz')));
+    assert.ok(p.threads.some((t) => t.samples.length > 0), 'threads were sampled');
+    assert.deepEqual(p.startup?.phases ?? [], [], 'no startup timeline without its file');
+    // The page's lifecycle still chains Module.onAbort (from the post-js).
+    const a = await wasmtrace('record', oldpage, '--page', 'index.html?abort=startup', '--startup', '20s', '--out', join(out, 'oldpage-abort'));
+    notHung(a);
+    assert.equal(a.status, 1, a.all);
+    assert.match(a.stderr, /wasmtrace record: the app aborted: /);
+    // The current link has no such note.
+    const now = await wasmtrace('record', apps, '--startup', '1s', '--out', join(out, 'newpage'), '--load-timeout', '40s', '--timeout', '40s');
+    assert.equal(now.status, 0, now.all);
+    assert.doesNotMatch(now.all, /linked without/);
   });
 
   test('the app aborts during startup: record ends at once and says the app aborted', async () => {

@@ -1,4 +1,4 @@
-// The startup timeline from navigation to ready (js/wasmtrace_pre.js,
+// The startup timeline from navigation to ready (js/wasmtrace_startup.js,
 // native/src/phases.h), in the browser under test and the wasm tree under
 // test: the demo's named spans cover the time from navigation start to
 // main(), each pool worker has its own, the spans copied from Navigation and

@@ -125,7 +125,7 @@ print(json.dumps({'get': got, 'js': [os.path.basename(p) for p in s.JS_LIBRARIES
   test('the default link: the core\'s flags, JS files and settings', () => {
     const r = probe({});
     assert.deepEqual(r.get.filter((f) => !f.startsWith('LIB:')), wasmLd(['core']));
-    assert.deepEqual(r.js, ['wasmtrace_library.js', 'wasmtrace_pre.js', 'wasmtrace_post.js']);
+    assert.deepEqual(r.js, ['wasmtrace_library.js', 'wasmtrace_pre.js', 'wasmtrace_startup.js', 'wasmtrace_post.js']);
     assert.deepEqual(r.methods, ['ccall', 'FS', 'UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']);
     assert.equal(r.fs, 1);
   });

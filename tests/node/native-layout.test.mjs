@@ -102,7 +102,7 @@ test('the session, the worker, the API and the encoders name no recorder', () =>
 // would change the link contract: they may only shrink.
 test('no source file is over 600 lines, and the two linked page files only shrink', () => {
   const top = resolve(dir, '../..');
-  const capped = { 'js/wasmtrace_library.js': 832, 'js/wasmtrace_post.js': 635 };
+  const capped = { 'js/wasmtrace_library.js': 829, 'js/wasmtrace_post.js': 623 };
   const over = [];
   for (const d of ['native/src', 'js', 'lib', 'lib/commands']) {
     for (const f of readdirSync(join(top, d)).filter((x) => /\.(c|h|js|mjs)$/.test(x))) {

@@ -40,6 +40,7 @@ const REQUIRED = [
   'js/wasmtrace.d.ts',
   'js/wasmtrace_library.js',
   'js/wasmtrace_pre.js',
+  'js/wasmtrace_startup.js',
   'js/wasmtrace_post.js',
   'js/wasmtrace_server.js',
   'js/wasmtrace_server_worker.js',

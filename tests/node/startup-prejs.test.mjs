@@ -1,4 +1,5 @@
-// js/wasmtrace_pre.js's startup recorder, run in a VM context shaped like a
+// js/wasmtrace_startup.js's startup recorder (after js/wasmtrace_pre.js, as
+// emcc puts them), run in a VM context shaped like a
 // page's main thread: what it wraps behaves as before (the Worker
 // constructor with new.target, instanceof and subclasses; WebAssembly's
 // functions, put back once the app is instantiated, never over a page's own
@@ -12,7 +13,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
-const preJs = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../js/wasmtrace_pre.js'), 'utf8');
+const jsDir = join(dirname(fileURLToPath(import.meta.url)), '../../js');
+const preJs = ['wasmtrace_pre.js', 'wasmtrace_startup.js'].map((f) => readFileSync(join(jsDir, f), 'utf8')).join('\n');
 
 // A page's globals, enough for the recorder; `extra` replaces any.
 function page(extra = {}) {
@@ -46,10 +48,11 @@ function page(extra = {}) {
   return ctx;
 }
 
-// What the recorder hands over once attached: [kind, name, beginUs, endUs, bytes].
+// What the recorder hands over once attached (the page lifecycle's attach,
+// as the library fires it): [kind, name, beginUs, endUs, bytes].
 function attached(ctx) {
   const got = [];
-  ctx.wasmtraceStartup.attach((...p) => got.push(p), 1000);
+  ctx.wasmtracePage.fire('attach', [{ phase: (...p) => got.push(p) }, 1000]);
   return got;
 }
 
@@ -70,7 +73,7 @@ test('the Worker constructor stays itself: new.target, instanceof, subclasses, a
 test('a worker is timed from its creation to its "loaded" message; wasmtrace\'s own is named apart', () => {
   const ctx = page();
   const a = new ctx.Worker('a.js');
-  ctx.wasmtraceStartup.nameNextWorker('wasmtrace worker');
+  ctx.wasmtracePage.tell('nextWorker', ['wasmtrace worker']);
   const b = new ctx.Worker('b.js');
   a.post({ cmd: 'print' });
   a.post({ cmd: 'loaded' });
@@ -129,7 +132,8 @@ test('phases kept before the module is up are handed over in order; later ones a
   }
   // Attaching twice hands nothing over twice.
   const again = [];
-  ctx.wasmtraceStartup.attach((...p) => again.push(p), 0);
+  ctx.wasmtracePage.fire('attach', [{ phase: (...p) => again.push(p) }, 0]);
+  ctx.wasmtraceStartup.attach({ phase: (...p) => again.push(p) }, 0);
   assert.equal(again.length, 0);
 });
 
