@@ -181,7 +181,7 @@ wt_status wt_api_add_session(const wt_session_config *config, const char *error,
                 config->output, wt_rt.sessions[dup]->config.name);
     atomic_store(&s->state, WT_SESSION_FAILED);
     rc = WT_ERR_STATE;
-  } else if (wt_outputs_check(config, s->error, sizeof s->error) != WT_OK) {
+  } else if (wt_outputs_check(config->output, config->overwrite, s->error, sizeof s->error) != WT_OK) {
     atomic_store(&s->state, WT_SESSION_FAILED); /* output policy: outputs.h */
     rc = WT_ERR_STATE;
   } else if (atomic_load(&wt_rt.worker_state) != 1) {

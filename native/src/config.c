@@ -14,6 +14,9 @@
 #include "fmt.h"
 #include "outputs.h"
 
+/* The output policy keeps each created file's session name (outputs.h). */
+_Static_assert(WT_NAME_MAX <= WT_OUTPUT_SESSION_MAX, "a session's name fits the output table");
+
 void wt_config_defaults(wt_session_config *c, const char *name) {
   memset(c, 0, sizeof *c);
   wt_snprintf(c->name, sizeof c->name, "%s", name);
@@ -356,7 +359,7 @@ int wt_config_category_enabled(const wt_session_config *c, const char *category)
 void wt_config_restrict_untrusted(wt_config *c, const char *source) {
   for (int i = 0; i < c->count; i++) {
     wt_config_entry *e = &c->sessions[i];
-    if (e->valid && !wt_outputs_untrusted_allowed(&e->config, i, source, e->error, sizeof e->error))
+    if (e->valid && !wt_outputs_untrusted_allowed(e->config.output, e->config.overwrite, i, source, e->error, sizeof e->error))
       e->valid = 0;
   }
   /* A server named by such a config is refused by the shim, which owns

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "outputs.h" /* WT_PATH_MAX, WT_OUTPUT_DIR: the output policy's */
 #include "wasmtrace/wasmtrace.h"
 
 #define WT_MAX_SESSIONS 16         /* sessions alive at once */
@@ -22,12 +23,7 @@
 #define WT_CATEGORY_CHARS 31
 #define WT_CATEGORY_MAX 32
 #define WT_NAME_MAX 64
-#define WT_PATH_CHARS 255
-#define WT_PATH_MAX 256
 #define WT_ERROR_MAX 256
-/* The directory of default outputs, and the only one a config from an
- * untrusted source may write to (wt_config_restrict_untrusted). */
-#define WT_OUTPUT_DIR "/traces/"
 /* "heap": {} samples allocations every 512 KiB on average (heap.h). */
 #define WT_HEAP_DEFAULT_SAMPLE_BYTES 524288u
 

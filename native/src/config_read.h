@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "cJSON.h"
-#include "config.h"
 
 /* What parsing one text needs beyond the tree: the code point that stands
  * for an escaped NUL (scan_escapes), as UTF-8, or "" if the text has none. */

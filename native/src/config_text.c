@@ -4,6 +4,8 @@
  * uses (config_read.h). Thread-safe: cJSON_ParseWithLengthOpts reports
  * where parsing stopped, with no global error state. */
 #include "config_read.h"
+
+#include "config.h"
 #include "fmt.h"
 
 #include <math.h>

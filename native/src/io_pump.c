@@ -63,7 +63,7 @@ size_t wt_io_pump(void) {
     while ((b = wt_outq_pop(&s->out)) != NULL) {
       char why[WT_ERROR_MAX];
       if (!s->file) {
-        s->file = wt_outputs_open(&s->config, why, sizeof why);
+        s->file = wt_outputs_open(s->config.output, s->config.overwrite, s->config.name, why, sizeof why);
         if (!s->file) {
           wt_outq_release(&s->out, b);
           wt_session_fail(s, "%s", why);

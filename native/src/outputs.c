@@ -20,7 +20,7 @@
 /* A file a session created in this page's life (the newest one per path). */
 typedef struct wt_created_output {
   char *path;
-  char session[WT_NAME_MAX];
+  char session[WT_OUTPUT_SESSION_MAX];
   uint64_t dev, ino; /* of the file it created */
 } wt_created_output;
 
@@ -98,29 +98,29 @@ static void refuse_not_ours(const char *path, char *err, size_t cap) {
 
 /* What lstat says of an existing file at path; 0 if there is none (or it
  * cannot be told: then the open reports it). */
-static int check_existing(const wt_session_config *c, char *err, size_t cap) {
+static int check_existing(const char *path, int overwrite, char *err, size_t cap) {
   struct stat st;
-  if (lstat(c->output, &st) != 0) return 1;
+  if (lstat(path, &st) != 0) return 1;
   if (!S_ISREG(st.st_mode)) {
-    refuse_not_regular(c->output, err, cap);
+    refuse_not_regular(path, err, cap);
     return 0;
   }
-  if (!c->overwrite) {
-    refuse_not_ours(c->output, err, cap);
+  if (!overwrite) {
+    refuse_not_ours(path, err, cap);
     return 0;
   }
   return 1;
 }
 
-wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
+wt_status wt_outputs_check(const char *path, int overwrite, char *err, size_t cap) {
   pthread_mutex_lock(&created_lock);
-  wt_created_output *e = find_created(c->output);
+  wt_created_output *e = find_created(path);
   /* A trace the app has deleted since is no longer one to keep. */
-  if (e && !c->overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
+  if (e && !overwrite && (!wt_platform_is_main_thread() || still_there(e))) {
     wt_snprintf(err, cap,
                 "output \"%.120s\" is the trace of earlier session '%s' of this page: choose "
                 "another output, or set \"overwrite\": true to replace it",
-                c->output, e->session);
+                path, e->session);
     pthread_mutex_unlock(&created_lock);
     return WT_ERR_STATE;
   }
@@ -128,7 +128,7 @@ wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap) {
   /* On another thread a file system call is proxied to the main thread and
    * may wait for it for seconds: the exclusive open decides there. */
   if (!wt_platform_is_main_thread()) return WT_OK;
-  return check_existing(c, err, cap) ? WT_OK : WT_ERR_STATE;
+  return check_existing(path, overwrite, err, cap) ? WT_OK : WT_ERR_STATE;
 }
 
 /* mkdir -p of the directory part of path. */
@@ -143,33 +143,33 @@ static void make_parent_dirs(const char *path) {
   }
 }
 
-FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap) {
-  make_parent_dirs(c->output);
-  if (!check_existing(c, err, cap)) return NULL;
+FILE *wt_outputs_open(const char *path, int overwrite, const char *session, char *err, size_t cap) {
+  make_parent_dirs(path);
+  if (!check_existing(path, overwrite, err, cap)) return NULL;
   /* O_EXCL: never replace a file that appeared since the check; O_NOFOLLOW:
    * never write through a link to a file elsewhere. */
-  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (c->overwrite ? O_TRUNC : O_EXCL);
-  int fd = open(c->output, flags, 0644);
+  int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+  int fd = open(path, flags, 0644);
   if (fd < 0) {
     if (errno == EEXIST)
-      refuse_not_ours(c->output, err, cap);
+      refuse_not_ours(path, err, cap);
     else
-      wt_snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+      wt_snprintf(err, cap, "cannot open output \"%s\": %s", path, strerror(errno));
     return NULL;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    refuse_not_regular(c->output, err, cap);
+    refuse_not_regular(path, err, cap);
     return NULL;
   }
   FILE *f = fdopen(fd, "wb");
   if (!f) {
-    wt_snprintf(err, cap, "cannot open output \"%s\": %s", c->output, strerror(errno));
+    wt_snprintf(err, cap, "cannot open output \"%s\": %s", path, strerror(errno));
     close(fd);
     return NULL;
   }
-  note_created(c->output, c->name, &st);
+  note_created(path, session, &st);
   return f;
 }
 
@@ -265,21 +265,21 @@ const char *wt_outputs_reserved(const char *path, char *why, size_t cap) {
   return NULL;
 }
 
-int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const char *source, char *err,
+int wt_outputs_untrusted_allowed(const char *path, int overwrite, int index, const char *source, char *err,
                                  size_t cap) {
   static const char dir[] = WT_OUTPUT_DIR;
-  if (c->overwrite) {
+  if (overwrite) {
     wt_snprintf(err, cap,
                 "sessions[%d].overwrite: not allowed in a config from %s (anyone can set it): only the "
                 "app's own config may overwrite files",
                 index, source);
     return 0;
   }
-  if (strncmp(c->output, dir, sizeof dir - 1) != 0) {
+  if (strncmp(path, dir, sizeof dir - 1) != 0) {
     wt_snprintf(err, cap,
                 "sessions[%d].output: \"%.80s\" is outside " WT_OUTPUT_DIR
                 ": a config from %s may write only there",
-                index, c->output, source);
+                index, path, source);
     return 0;
   }
   return 1;

@@ -10,21 +10,32 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "wasmtrace/wasmtrace.h"
 
-/* Whether a new session may write c->output, as far as can be told before
- * it starts: not the trace of an earlier session of this page, and (on the
- * main thread only, where the VFS is not a proxied call away) not an
- * existing file that is not a regular file or that wasmtrace did not
- * create, unless c->overwrite. Returns WT_OK, or WT_ERR_STATE with one
- * line in err. Any thread. */
-wt_status wt_outputs_check(const wt_session_config *c, char *err, size_t cap);
+/* An output path: up to WT_PATH_CHARS characters (config.h's "output"). */
+#define WT_PATH_CHARS 255
+#define WT_PATH_MAX 256
+/* The directory of default outputs, and the only one a config from an
+ * untrusted source may write to (wt_config_restrict_untrusted). */
+#define WT_OUTPUT_DIR "/traces/"
+/* The session name kept with each created file (config.h's WT_NAME_MAX
+ * fits: config.c checks). */
+#define WT_OUTPUT_SESSION_MAX 64
 
-/* Creates (or, with c->overwrite, replaces) the output file and records it
- * as created by `session_name`. Refuses, with the reason in err, what
+/* Whether a new session may write `path` (its config's "output"), as far as
+ * can be told before it starts: not the trace of an earlier session of this
+ * page, and (on the main thread only, where the VFS is not a proxied call
+ * away) not an existing file that is not a regular file or that wasmtrace
+ * did not create, unless `overwrite` (its config's "overwrite"). Returns
+ * WT_OK, or WT_ERR_STATE with one line in err. Any thread. The policy
+ * takes plain values: it knows files, not the config (config.c calls it). */
+wt_status wt_outputs_check(const char *path, int overwrite, char *err, size_t cap);
+
+/* Creates (or, with `overwrite`, replaces) the output file `path` and
+ * records it as created by `session`. Refuses, with the reason in err, what
  * wt_outputs_check refuses: the open itself is exclusive, so a file that
  * appeared since the check is never overwritten. Main thread. */
-FILE *wt_outputs_open(const wt_session_config *c, char *err, size_t cap);
+FILE *wt_outputs_open(const char *path, int overwrite, const char *session, char *err, size_t cap);
 
 /* 0 if `path` still names the file wasmtrace created there and holds
  * exactly the `written` bytes it wrote (call it with the stream flushed);
@@ -47,10 +58,10 @@ const char *wt_outputs_canonical_path(const char *in, char *out, size_t cap);
 const char *wt_outputs_reserved(const char *path, char *why, size_t cap);
 
 /* The rules for a config from a source anyone can set (the URL parameter):
- * outputs only under WT_OUTPUT_DIR, no "overwrite". 1 if sessions[index]
- * (c) keeps them, else 0 with the key path, the problem and `source` in
- * err. */
-int wt_outputs_untrusted_allowed(const wt_session_config *c, int index, const char *source, char *err,
+ * outputs only under WT_OUTPUT_DIR, no "overwrite". 1 if
+ * sessions[index] (its output `path`, its `overwrite`) keeps them, else 0
+ * with the key path, the problem and `source` in err. */
+int wt_outputs_untrusted_allowed(const char *path, int overwrite, int index, const char *source, char *err,
                                  size_t cap);
 
 /* Forgets every created file (tests). */
