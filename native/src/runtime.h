@@ -1,4 +1,4 @@
-/* The one global runtime object, and the runtime's control entry points.
+/* The one global runtime object, and the worker's wake.
  *
  * Every piece of process-wide mutable state above the thread registry lives
  * in `wt_rt`, one part per concern, each part written only by the files
@@ -13,7 +13,8 @@
  *     flag; a field of a larger struct would share its cache line with
  *     control-path writes.
  *   - per-thread state (_Thread_local) in registry.c.
- * Tests reset everything at once with wt_runtime_reset_for_testing. */
+ * Tests reset everything at once with wt_runtime_reset_for_testing
+ * (runtime_start.h, with the worker's start and exit()'s hook). */
 #ifndef WT_RUNTIME_H
 #define WT_RUNTIME_H
 
@@ -68,22 +69,5 @@ extern wt_runtime wt_rt;
 /* Wakes the worker (new session, stop request, room for output). Any
  * thread. */
 void wt_runtime_wake(void);
-
-/* exit()'s hook (atexit, registered once the worker exists): tells the
- * worker to shut down and waits, at most 250 ms, until it has left its
- * loop, so that exit's termination of the pthreads never catches it inside
- * the sampler or an encoder. Sessions are left as they are. Any thread but
- * the worker; idempotent. */
-void wt_runtime_quiesce_for_exit(void);
-
-/* Test seam, the only one: stops and joins the worker (also one that
- * exited on its own for lack of memory), frees every session, forgets the
- * startup config, every registered thread, interned name and cached symbol,
- * and then records the categories in `record_categories` (bit i: category
- * index i) as if a running session wanted them (0: none). The calling
- * thread registers again on its next use. For the native unit tests, on the
- * host and compiled to wasm; not exported to JS. No other thread may be
- * using wasmtrace. */
-void wt_runtime_reset_for_testing(uint64_t record_categories);
 
 #endif

@@ -20,6 +20,7 @@
 #include "phases.h"
 #include "registry.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "session.h"
 #include "symbols.h"
 #include "wt_test.h"

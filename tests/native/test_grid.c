@@ -26,6 +26,7 @@
 
 #include "cJSON.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "session.h"
 #include "startup.h"
 #include "wasmtrace/wasmtrace.h"

@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "registry.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "wt_test.h"
 
 /* What heap_shim.c does around a successful allocation and a free. */

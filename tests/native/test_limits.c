@@ -17,6 +17,7 @@
 
 #include "registry.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "session.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"

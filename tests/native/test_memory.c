@@ -16,6 +16,7 @@
 #include "cJSON.h"
 #include "mem.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "sink.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"

@@ -21,6 +21,7 @@
 
 #include "registry.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"

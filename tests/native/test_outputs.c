@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "runtime_start.h"
 #include "wasmtrace/wasmtrace.h"
 #include "wt_test.h"
 #include "wt_test_fs.h"

@@ -16,6 +16,7 @@
 #include "mem.h"
 #include "registry.h"
 #include "runtime.h"
+#include "runtime_start.h"
 #include "stack_ops.h"
 #include "wt_test.h"
 
