@@ -12,8 +12,7 @@
 // (Horvitz-Thompson) is the sum of n^2 (1 - p) / p^2 = w^2 (1 - p) over its
 // sampled allocations; the interval is +-1.96 standard deviations. n is
 // found from w (w = n / (1 - e^(-n/I)) grows with n).
-import { printable } from './report.mjs';
-import { HeapBudget, TraceError } from './trace.mjs';
+import { HeapBudget, TraceError, printable } from './trace.mjs';
 
 /** The bytes n that a sampled allocation of weight w stands for at interval I. */
 export function sizeOfWeight(w, interval) {

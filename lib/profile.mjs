@@ -12,6 +12,7 @@
 // Then the two views a profiler shows: a function table (self and total)
 // and a call tree (what a flame graph draws).
 import { nameCanonicalizer } from './names.mjs';
+import { recordedFields } from './recorders.mjs';
 import { longTasksOf, startupOf } from './startup.mjs';
 import { analyzeTrace, chromeEvents, chromeText, decompress, HeapBudget, parseJson, stackBuilder, textOf, traceSizeLimit, TraceError } from './trace.mjs';
 
@@ -176,8 +177,7 @@ function readChrome(events, budget) {
     intervalUs: isNum(a.session?.intervalUs) ? a.session.intervalUs : inferInterval(threads),
     stats: a.stats,
     threads,
-    startup: startupOf(a.stats),
-    longTasks: longTasksOf(a.stats),
+    ...recordedFields(a.stats),
   };
 }
 
@@ -313,7 +313,7 @@ function readFirefox(p, budget) {
         const d = data?.[i];
         const c = categories[category?.[i]];
         const cat = isObject(c) && typeof c.name === 'string' ? c.name : isObject(d) && typeof d.category === 'string' ? d.category : '';
-        // The timeline and the long tasks: startupOf, longTasksOf.
+        // The timeline and the long tasks: the recorders' readers (lib/recorders.mjs).
         if (isObject(d) && d.type === 'wasmtrace' && (d.category === 'startup' || d.category === 'longtask')) continue;
         budget.charge(96, 'its markers');
         scopes.push({ name: str(names[i], `markers.name[${i}]`), ts: start * 1000, dur: (end - start) * 1000, cat });
@@ -363,8 +363,7 @@ function readFirefox(p, budget) {
     intervalUs: isNum(wt?.intervalUs) ? wt.intervalUs : intervalMs ? intervalMs * 1000 : inferInterval(threads),
     stats: wt && wt.samplesTaken !== undefined ? wt : null,
     threads: threads.filter((th) => th.samples.length || th.scopes.length || th.allocations.length),
-    startup: startupOf(wt),
-    longTasks: longTasksOf(wt),
+    ...recordedFields(wt),
   };
 }
 
@@ -434,8 +433,7 @@ function readFolded(text, budget) {
     intervalUs: isNum(record?.intervalUs) ? record.intervalUs : null,
     stats,
     threads: [...threads.values()],
-    startup: startupOf(stats),
-    longTasks: longTasksOf(stats),
+    ...recordedFields(stats),
   };
 }
 

@@ -3,8 +3,13 @@
 // interactive flame graph per thread (flamegraph.js, inlined).
 import { readFileSync } from 'node:fs';
 import { callTree, functionTable, threadTotals, weightToMs } from './profile.mjs';
-import { longTaskSummary, startupSummary, startupSvg, startupWaterfall } from './startup.mjs';
-import { textOf } from './trace.mjs';
+import { RECORDERS } from './recorders.mjs';
+import { startupSummary, startupSvg } from './startup.mjs';
+import { printable, textOf } from './trace.mjs';
+
+// printable() lives beside textOf (trace.mjs), below every reader; its
+// importers take it from here as before.
+export { printable };
 
 const FLAMEGRAPH_JS = new URL('./flamegraph.js', import.meta.url);
 
@@ -12,11 +17,6 @@ function fmtMs(ms) {
   return ms === null ? '' : ms.toFixed(1);
 }
 
-/** A name safe to print on a terminal: control characters as escapes. */
-export function printable(name) {
-  return textOf(name).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
-    ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
 
 function pct(part, whole) {
   return whole ? `${((100 * part) / whole).toFixed(1)}%` : '-';
@@ -95,12 +95,8 @@ export function textReport(profile, { top = 10, thread: only, title } = {}) {
   if (drops) out.push(drops);
   const wrap = wrapNote(profile);
   if (wrap) out.push(wrap);
-  if (profile.startup?.phases.length && !only) {
-    out.push('', `startup: ${startupSummary(profile.startup)}`);
-    out.push(...startupWaterfall(profile.startup, { printable }));
-  }
-  const longTasks = longTaskSummary(profile.longTasks ?? null);
-  if (longTasks && !only) out.push(`long tasks (page main thread): ${printable(longTasks)}`);
+  // What the recorders beside the samples kept (lib/recorders.mjs).
+  if (!only) for (const r of RECORDERS) out.push(...r.report(profile, { printable }));
   if (only && !threads.length) {
     out.push(`no thread named '${only}' (threads: ${profile.threads.map((t) => t.name).join(', ')})`);
   }

@@ -158,6 +158,12 @@ export function textOf(v) {
   }
 }
 
+/** A name safe to print on a terminal: control characters as escapes. */
+export function printable(name) {
+  return textOf(name).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
+    ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
@@ -259,7 +265,7 @@ export function analyzeTrace(events, budget = new HeapBudget()) {
       }
     } else if (e.ph === 'X' && e.cat !== 'wasmtrace' && e.cat !== 'startup' && e.cat !== 'longtask') {
       // (the startup timeline's tracks and the main thread's long tasks are
-      // read from the stats record: startupOf and longTasksOf in profile.mjs)
+      // read from the stats record: the recorders' readers, lib/recorders.mjs)
       if (typeof e.name === 'string' && isNum(e.ts) && isNum(e.dur)) {
         budget.charge(96, 'its scopes');
         thread(e.tid).scopes.push({ name: e.name, ts: e.ts, dur: e.dur, cat: typeof e.cat === 'string' ? e.cat : '' });

@@ -3,11 +3,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { readProfile, functionTable, threadTotals } from '../profile.mjs';
-import { heapNote } from '../heap.mjs';
 import { printable, wrapNote } from '../report.mjs';
 import { isJsProfileThread, JS_THREAD_NAME } from '../jsprofile.mjs';
 import { mergeJsFlags, TIERS, tierOptions } from '../tier.mjs';
-import { longTaskSummary, startupSummary } from '../startup.mjs';
+import { recorderSummaries } from '../recorders.mjs';
 import { serve } from '../serve.mjs';
 import { BROWSERS, launch } from '../browser.mjs';
 import { adviceFor, collectTraces, configure, waitForSessions, waitForWasmtrace, watchPage, WasmtraceError } from '../../js/playwright.mjs';
@@ -75,12 +74,8 @@ export function summarizeSession(r, { top = 5, cwd = process.cwd() } = {}) {
   for (const note of limitNotes(p?.stats, st)) lines.push(`  limit: ${note}`);
   const wrap = wrapNote(p);
   if (wrap) lines.push(`  ${wrap}`);
-  const heap = heapNote(p);
-  if (heap) lines.push(`  ${printable(heap)}`);
-  const startup = startupSummary(p?.startup);
-  if (startup) lines.push(`  startup: ${printable(startup)}`);
-  const longTasks = longTaskSummary(p?.longTasks ?? null);
-  if (longTasks) lines.push(`  long tasks (page main thread): ${printable(longTasks)}`);
+  // What the recorders beside the samples kept (lib/recorders.mjs).
+  for (const line of recorderSummaries(p)) lines.push(`  ${printable(line)}`);
   if (r.jsProfile) {
     lines.push(r.jsProfile.samples
       ? `  ${JS_THREAD_NAME}: ${r.jsProfile.samples} samples of the page main thread's JS and wasm (the browser's JS Self-Profiling API)`

@@ -119,3 +119,48 @@ describe('reports of a trace whose timeline is empty (a session started after ma
     assert.doesNotMatch(htmlReport(profile), /id="startup"|>null</);
   });
 });
+
+// The recorders' readers on the Node side are one list (lib/recorders.mjs):
+// readProfile fills every listed field from the stats record in every
+// format, record's summary and report print each entry's lines, and no
+// other module reads a recorder's member itself.
+describe('lib/recorders.mjs: one list of the recorders\' readers', async () => {
+  const { RECORDERS, recordedFields, recorderSummaries } = await import('../../lib/recorders.mjs');
+  const { readProfile } = await import('../../lib/profile.mjs');
+  const { printable } = await import('../../lib/report.mjs');
+  const stats = {
+    samplesTaken: 1,
+    startup: { phases: [span('fetch app.wasm', 10, 40, 512), instant('main() starts', 50)], dropped: 0 },
+    longTasks: { observed: true, count: 2, totalUs: 180000, longestUs: 120000, dropped: 0 },
+  };
+  test('readProfile carries every listed field, whatever the format', () => {
+    const chrome = readProfile(JSON.stringify({ traceEvents: [{ ph: 'M', name: 'wasmtrace_stats', pid: 1, tid: 1, args: stats }] }));
+    const folded = readProfile(`# wasmtrace ${JSON.stringify({ intervalUs: 1000, stats })}\nmain;f 3\n`);
+    for (const p of [chrome, folded]) {
+      for (const r of RECORDERS.filter((x) => x.key)) assert.deepEqual(p[r.key], r.of(stats), `${p.format}: ${r.key}`);
+    }
+    assert.equal(chrome.longTasks.count, 2);
+    assert.equal(chrome.startup.phases.length, 2);
+  });
+  test('the summary has one line per recorder with something to say, in the list\'s order; hostile members say nothing', () => {
+    const lines = recorderSummaries({ format: 'chrome', stats, ...recordedFields(stats) });
+    assert.deepEqual(lines.map((l) => l.split(':')[0]), ['startup', 'long tasks (page main thread)']);
+    for (const bad of [null, 7, 'x', [], { startup: 'x', longTasks: [], heap: 3 }]) {
+      assert.deepEqual(recorderSummaries({ format: 'chrome', stats: bad, ...recordedFields(bad) }), [], JSON.stringify(bad));
+    }
+    const withHeap = recorderSummaries({ format: 'chrome', stats: { heap: { linked: false } } });
+    assert.match(withHeap[0], /^heap: nothing recorded/);
+    const reported = RECORDERS.flatMap((r) => r.report({ format: 'chrome', stats, ...recordedFields(stats) }, { printable }));
+    assert.ok(reported.some((l) => /^startup: /.test(l)) && reported.some((l) => /^long tasks \(page main thread\): 2, /.test(l)), reported.join('\n'));
+  });
+  test('only lib/recorders.mjs (and the readers\' own modules) reads a recorder\'s member', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const dir = new URL('../../lib/', import.meta.url);
+    const files = [...readdirSync(dir).map((f) => f), ...readdirSync(new URL('commands/', dir)).map((f) => `commands/${f}`)]
+      .filter((f) => f.endsWith('.mjs') && !['recorders.mjs', 'startup.mjs', 'index.mjs', 'profile.mjs'].includes(f));
+    for (const f of files) {
+      const text = readFileSync(new URL(f, dir), 'utf8');
+      assert.doesNotMatch(text, /\b(startupOf|longTasksOf|longTaskSummary)\(/, `lib/${f} reads a recorder's member itself: add it to lib/recorders.mjs`);
+    }
+  });
+});
