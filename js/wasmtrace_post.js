@@ -24,7 +24,7 @@ function wasmtraceShimInstall() {
   var page = typeof wasmtracePage !== 'undefined' ? wasmtracePage : null;
   var timeline = typeof wasmtraceStartup !== 'undefined' && wasmtraceStartup ? wasmtraceStartup : null;
   if (page) {
-    page.chain();
+    page.chain(true);
     page.fire('scriptEvaluated');
   }
 
@@ -84,7 +84,7 @@ function wasmtraceShimInstall() {
   function dead() {
     if (aborted) return aborted;
     if (typeof ABORT !== 'undefined' && ABORT) {
-      // The hooks below were replaced by the app after this file ran.
+      // The app replaced Module.onAbort after the lifecycle chained it.
       noteEnd('the wasm runtime aborted: reason unknown' +
         (typeof EXITSTATUS === 'number' ? ' (exit status ' + EXITSTATUS + ')' : ''));
     } else if (typeof runtimeExited !== 'undefined' && runtimeExited) {

@@ -114,8 +114,9 @@ var wasmtraceEmscripten = {
 //                            Module.onAbort, Module.onExit, before the app's
 // Module's hooks are chained here once each, around the app's own, on the
 // main thread (a pthread worker gets none): from this file in a browser,
-// before the module's code runs, and again from wasmtrace_post.js, which
-// chains any hook the app replaced in between (its own --pre-js may assign
+// before the module's code runs (preRun, onRuntimeInitialized, postRun),
+// and from wasmtrace_post.js (all five), which also chains any hook the
+// app replaced in between (its own --pre-js may assign
 // Module.onRuntimeInitialized) and Node's. A hook that throws is caught:
 // never in the app's way. A plug-in registered after a moment misses it (a
 // -sMODULARIZE build of Emscripten 4.x and later runs --post-js files after
@@ -158,20 +159,37 @@ var wasmtracePage = (function () {
     // An event that may come again: nextWorker(label), the library's pool
     // naming the Worker it creates next.
     tell: tell,
-    chain: function () {
-      try {
-        if (typeof Module !== 'object' || !Module) return;
-        var pre = list(Module['preRun']);
-        if (!pre.some(ours)) {
+    // ends: also Module.onAbort and Module.onExit (the post-js's call; the
+    // pre-js's leaves them to it, as their setters before the module's own
+    // code would trip Emscripten's INCOMING_MODULE_JS_API assertion). Each
+    // hook on its own: one that cannot be chained loses its moments only.
+    // The runtime's own three are left alone once it has run (with the
+    // post-js after run(), e.g. -sMODULARIZE on Emscripten 4.0.7+):
+    // Emscripten 4.0.5+ with assertions makes them setters that abort().
+    chain: function (ends) {
+      if (typeof Module !== 'object' || !Module) return;
+      var ran = typeof runtimeInitialized !== 'undefined' && runtimeInitialized;
+      var hooks = [
+        ['onAbort', ends, function () { around('onAbort', 'aborted', null); }],
+        ['onExit', ends, function () { around('onExit', 'exited', null); }],
+        ['preRun', !ran, function () {
+          var pre = list(Module['preRun']);
+          if (pre.some(ours)) return;
           Module['preRun'] = [mark(function () { fire('preRunStart'); })].concat(pre, [mark(function () { fire('preRunEnd'); })]);
-        }
-        var post = list(Module['postRun']);
-        if (!post.some(ours)) Module['postRun'] = post.concat([mark(function () { fire('mainReturned'); })]);
-        around('onRuntimeInitialized', 'runtimeReady', 'mainStarts');
-        around('onAbort', 'aborted', null);
-        around('onExit', 'exited', null);
-      } catch (e) { /* the moments not chained do not come */ }
+        }],
+        ['postRun', !ran, function () {
+          var post = list(Module['postRun']);
+          if (!post.some(ours)) Module['postRun'] = post.concat([mark(function () { fire('mainReturned'); })]);
+        }],
+        ['onRuntimeInitialized', !ran, function () { around('onRuntimeInitialized', 'runtimeReady', 'mainStarts'); }],
+      ];
+      for (var i = 0; i < hooks.length; i++) {
+        try {
+          var d = Object.getOwnPropertyDescriptor(Module, hooks[i][0]);
+          if (hooks[i][1] && !(d && (d.get || d.set))) hooks[i][2]();
+        } catch (e) { /* this hook's moments do not come */ }
+      }
     },
   };
 })();
-if (typeof window !== 'undefined' && typeof document !== 'undefined') wasmtracePage.chain();
+if (typeof window !== 'undefined' && typeof document !== 'undefined') wasmtracePage.chain(false);

@@ -4,7 +4,12 @@
 // page and in workers, the main thread's long tasks, and the startup
 // timeline. This file runs before the module is fetched and compiled, so
 // what it does it does by observing: it never waits or fetches. An app
-// linked without it is told once on the console (js/wasmtrace_post.js).
+// linked without it is told once on the console (js/wasmtrace_post.js),
+// and one that links it before wasmtrace_pre.js, here.
+if (typeof window !== 'undefined' && typeof document !== 'undefined' && typeof wasmtracePage === 'undefined') {
+  console.warn('wasmtrace: js/wasmtrace_startup.js is linked before js/wasmtrace_pre.js: no startup timeline, long ' +
+    'tasks or JS profiles; give wasmtrace_pre.js first (`wasmtrace flags --ldflags` has the order)');
+}
 
 // ---- The JS Self-Profiling API (Chromium), on the page and in workers ---
 // The browser's own sampler of a thread's JavaScript and wasm, at its 10 ms,

@@ -34,7 +34,7 @@ WT_I_EXPORT void wt_js_free(void *p) { wt_mem_free(p); }
 
 WT_I_EXPORT int wt_js_startup_count(void) { return wt_startup_count(); }
 
-/* One phase of the startup timeline (phases.h), from js/wasmtrace_pre.js:
+/* One phase of the startup timeline (phases.h), from js/wasmtrace_startup.js:
  * kind WT_PHASE_*, its name (UTF-8), begin and end in microseconds on the
  * samples' clock, bytes transferred or -1. Returns 0, or -1 if refused
  * (counted). Any thread; no heap. */

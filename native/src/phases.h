@@ -3,7 +3,7 @@
  * instantiate, each pthread pool worker, run dependencies, preRun, the
  * constructors, main()), on the samples' clock (microseconds since the
  * page's navigation start). The page-side shim observes them
- * (js/wasmtrace_pre.js) and hands each one here once the module is up;
+ * (js/wasmtrace_startup.js) and hands each one here once the module is up;
  * every session that started before main() writes all of them, a session
  * started later those that begin while it records (rec_timeline.c).
  *

@@ -4,7 +4,7 @@
  * format, spans on a track of their own beside the threads in the chrome
  * format (encoder_chrome.c says why not on the main thread's own), and a
  * "longTasks" member of the stats record. The
- * page-side shim observes them (js/wasmtrace_pre.js, wasmtraceLongTasks)
+ * page-side shim observes them (js/wasmtrace_startup.js, wasmtraceLongTasks)
  * and hands each one here (wt_js_longtask) once the module is up. A session
  * whose categories have "longtask" (the default ["*"] has it) writes them:
  * one started before main() every task that began before it stopped, a

@@ -5,7 +5,9 @@
 // once, with its arguments, `this` and return value; the moments come once
 // each, in order, around them; a plug-in that throws is in nobody's way; a
 // hook the app replaced after the pre-js ran is chained again by the second
-// chain() (js/wasmtrace_post.js's). The browser tests record through it on
+// chain() (js/wasmtrace_post.js's), which alone chains onAbort and onExit,
+// and leaves the runtime's own hooks alone once it has run. The browser
+// tests record through it on
 // every toolchain (timeline, longtask, serve, record-faults).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -55,7 +57,7 @@ test('the app\'s hooks run once each, inside the moments, with their arguments, 
   };
   const ctx = page(M);
   ctx.wasmtracePage.use(recorder(log));
-  ctx.wasmtracePage.chain(); // the post-js's second chain: nothing doubles
+  ctx.wasmtracePage.chain(true); // the post-js's chain: nothing doubles
   assert.equal(runLikeEmscripten(M), 'init-result');
   assert.equal(M.onAbort('boom'), 'abort-result');
   M.onExit(3);
@@ -104,12 +106,42 @@ test('a hook the app assigns after the pre-js ran (its own --pre-js) is chained 
   M.onRuntimeInitialized = () => log.push('app.replaced');
   M.preRun = [() => log.push('app.preRun')];
   M.onAbort = (what) => log.push(`app.onAbort(${what})`);
-  ctx.wasmtracePage.chain();
+  ctx.wasmtracePage.chain(true);
   runLikeEmscripten(M);
   first(); // the first wrapper, if something kept it: no moment twice
   M.onAbort('x');
   assert.deepEqual(log, ['p.preRunStart', 'app.preRun', 'p.preRunEnd', 'p.runtimeReady', 'app.replaced', 'p.mainStarts',
     'p.mainReturned', 'p.aborted(x)', 'app.onAbort(x)']);
+});
+
+test('the pre-js chains only the runtime\'s three hooks (onAbort and onExit are set by the post-js, after Emscripten\'s INCOMING_MODULE_JS_API check)', () => {
+  const M = {};
+  page(M);
+  assert.deepEqual(Object.keys(M).sort(), ['onRuntimeInitialized', 'postRun', 'preRun']);
+});
+
+test('once the runtime has run (a post-js after run()), its three hooks are left alone; a hook that is an accessor is never assigned; the rest are chained', () => {
+  const log = [];
+  const ctx = page({});
+  ctx.wasmtracePage.use(recorder(log));
+  // Emscripten 4.0.5+ with assertions: a setter that aborts once the hook was read.
+  const M = {};
+  Object.defineProperty(M, 'preRun', { get: () => [], set: () => { throw new Error('abort(): preRun set after it was processed'); } });
+  M.onRuntimeInitialized = () => log.push('app.init');
+  ctx.Module = M;
+  vm.runInContext('var runtimeInitialized = true;', ctx);
+  const init = M.onRuntimeInitialized;
+  ctx.wasmtracePage.chain(true);
+  assert.equal(M.onRuntimeInitialized, init, 'left alone: the runtime has run');
+  assert.equal(M.postRun, undefined);
+  M.onAbort('late');
+  assert.deepEqual(log, ['p.aborted(late)']);
+  // Before the runtime ran, an accessor hook is still left alone, and the others chained.
+  const N = {};
+  Object.defineProperty(N, 'onRuntimeInitialized', { get: () => undefined, set: () => { throw new Error('abort()'); }, configurable: true });
+  const ctx2 = page(N);
+  ctx2.wasmtracePage.chain(true);
+  assert.ok(Array.isArray(N.preRun) && Array.isArray(N.postRun) && typeof N.onExit === 'function');
 });
 
 test('a worker (no window) is left alone; a frozen Module is no error', () => {
@@ -136,4 +168,15 @@ test('the long-task observer plugs in: it hands its tasks over at attach, and ke
   assert.deepEqual(tasks, [[10000, 70000], [100000, 150000]]);
   assert.deepEqual(observed, [[1, 0]]);
   assert.equal(ctx.wasmtraceStartup, null, 'no performance.now here: no timeline, and nothing thrown');
+});
+
+test('the startup observers linked before the lifecycle say so, and throw nothing', () => {
+  const warned = [];
+  const ctx = { Module: {}, console: { warn: (m) => warned.push(m) }, Object, Array, document: { readyState: 'complete' } };
+  ctx.window = ctx;
+  vm.createContext(ctx);
+  vm.runInContext(readFileSync(join(jsDir, 'wasmtrace_startup.js'), 'utf8'), ctx);
+  assert.equal(ctx.wasmtraceStartup, null);
+  assert.equal(ctx.wasmtraceLongTasks, null);
+  assert.match(warned.join('\n'), /wasmtrace_startup\.js is linked before js\/wasmtrace_pre\.js/);
 });
