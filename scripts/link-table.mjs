@@ -4,9 +4,10 @@
 // in "Plain emcc"); with --check, exits 1 if the guide differs
 // (tests/node/link-contract.test.mjs checks the same).
 //   node scripts/link-table.mjs [--check]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { updateBlock } from './doc-block.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CONTRACT_FILE = join(ROOT, 'cmake', 'link-contract.txt');
@@ -76,23 +77,8 @@ export function guideBlock(items = readContract()) {
 }
 
 function main() {
-  const file = join(ROOT, 'docs', 'GUIDE.md');
-  const text = readFileSync(file, 'utf8');
-  const a = text.indexOf(BEGIN), b = text.indexOf(END);
-  if (a < 0 || b < a) {
-    console.error(`link-table: ${file} has no "${BEGIN}" ... "${END}" block`);
-    process.exit(2);
-  }
-  const next = `${text.slice(0, a)}${BEGIN}\n${guideBlock()}\n${text.slice(b)}`;
-  if (process.argv.includes('--check')) {
-    if (next !== text) {
-      console.error('link-table: docs/GUIDE.md\'s link command differs from cmake/link-contract.txt: run node scripts/link-table.mjs');
-      process.exit(1);
-    }
-  } else if (next !== text) {
-    writeFileSync(file, next);
-    console.log('link-table: docs/GUIDE.md updated');
-  }
+  updateBlock({ file: join(ROOT, 'docs', 'GUIDE.md'), begin: BEGIN, end: END, body: guideBlock(), check: process.argv.includes('--check'),
+    tool: 'link-table', what: "docs/GUIDE.md's plain-emcc commands differ from cmake/link-contract.txt" });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
