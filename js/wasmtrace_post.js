@@ -131,8 +131,8 @@ function wasmtraceShimInstall() {
     });
   }
   if (typeof window !== 'undefined' && typeof document !== 'undefined' && typeof wasmtraceStartupTimeline === 'undefined') {
-    console.warn('wasmtrace: this app was linked without js/wasmtrace_startup.js (a --pre-js after wasmtrace_pre.js, ' +
-      'new in 0.1): no startup timeline, long tasks or JS profiles; relink: CMake targets and the port add it, ' +
+    console.warn('wasmtrace: this app was linked without js/wasmtrace_startup.js (the --pre-js after wasmtrace_pre.js, ' +
+      'a newer flag): no startup timeline, long tasks or JS profiles; relink: CMake targets and the port add it, ' +
       'plain emcc: `wasmtrace flags --ldflags` (docs/GUIDE.md, "Plain emcc")');
   }
 
