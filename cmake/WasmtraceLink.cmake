@@ -3,15 +3,20 @@
 # CMakeLists.txt and by the installed wasmtraceConfig.cmake, with the contract
 # file beside it in both: the flags are written in that file only.
 include_guard(GLOBAL)
+# A global property, not a variable: the functions below are called from
+# other directories' scopes too (wasmtrace_instrument in a project that
+# added wasmtrace with add_subdirectory), where a variable set here is not.
+set_property(GLOBAL PROPERTY WASMTRACE_LINK_CONTRACT "${CMAKE_CURRENT_LIST_DIR}/link-contract.txt")
 set(WASMTRACE_LINK_CONTRACT "${CMAKE_CURRENT_LIST_DIR}/link-contract.txt")
 
 # The items of one part as a list of "KIND VALUE" strings, in the file's order.
 function(_wasmtrace_contract_items part out)
-  file(STRINGS "${WASMTRACE_LINK_CONTRACT}" _lines REGEX "^${part} ")
+  get_property(_contract GLOBAL PROPERTY WASMTRACE_LINK_CONTRACT)
+  file(STRINGS "${_contract}" _lines REGEX "^${part} ")
   set(_items "")
   foreach(_line IN LISTS _lines)
     if(NOT _line MATCHES "^${part} ([a-z-]+) ([^ ]+)")
-      message(FATAL_ERROR "wasmtrace: ${WASMTRACE_LINK_CONTRACT}: cannot read the line '${_line}'")
+      message(FATAL_ERROR "wasmtrace: ${_contract}: cannot read the line '${_line}'")
     endif()
     list(APPEND _items "${CMAKE_MATCH_1} ${CMAKE_MATCH_2}")
   endforeach()

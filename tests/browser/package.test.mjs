@@ -217,6 +217,11 @@ set_target_properties(app PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "\${C
     await mustRun('emcmake', ['cmake', '-S', dir, '-B', join(dir, 'build'), '-DCMAKE_BUILD_TYPE=Release']);
     await mustRun('cmake', ['--build', join(dir, 'build')]);
     assert.ok(hasServerCode(join(dir, 'build/site/app.js')), 'wasmtrace_server(app) links the server page code');
+    // wasmtrace_instrument, called from this project's scope, gives the
+    // link the instrument part of the link contract (a -flto link fails
+    // without it); it used to read a variable set only in wasmtrace's own.
+    const link = readFileSync(join(dir, 'build/CMakeFiles/app.dir/link.txt'), 'utf8');
+    assert.match(link, /--undefined=__cyg_profile_func_enter/, link);
     assertCrunched(await recordApp(join(dir, 'build/site'), 'cmake'));
   });
 
