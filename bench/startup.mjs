@@ -20,6 +20,8 @@
 // (the page says so), so that a session that never started cannot look free.
 //   bash scripts/build.sh wasm && node bench/startup.mjs
 //   WT_STARTUP_ROUNDS=N (default 20)   WT_STARTUP_WRITE=0 (print only)
+//   WT_STARTUP_BROWSERS=chromium (a comma list; default both)
+//   WASMTRACE_WASM_BUILD=<tree> (default build/wasm: another build's apps)
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../lib/browser.mjs';
@@ -125,7 +127,13 @@ Figures (median [95 % CI]): ${figs.join('; ')}.
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const res = await startupBench({ log: (m) => console.log(m) });
+  const browsers = (process.env.WT_STARTUP_BROWSERS || STARTUP_BROWSERS.join(',')).split(',');
+  const unknown = browsers.filter((b) => !STARTUP_BROWSERS.includes(b));
+  if (unknown.length) {
+    console.error(`bench/startup.mjs: WT_STARTUP_BROWSERS: '${unknown[0]}' is not one of ${STARTUP_BROWSERS.join(', ')}`);
+    process.exit(2);
+  }
+  const res = await startupBench({ browsers, log: (m) => console.log(m) });
   const text = startupSection(res, 'node bench/startup.mjs');
   console.log(text);
   if (process.env.WT_STARTUP_WRITE !== '0') {
