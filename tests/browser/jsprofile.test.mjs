@@ -169,7 +169,7 @@ describe(`the main thread's JS profile in ${testBrowser} (${wasmBuildDir})`, () 
     }
   });
 
-  test('a stripped build would name each wasm frame the same: the code offset finds the function the name section names', { skip: !chromium && 'Chromium only' }, (t) => {
+  test('a stripped build would name each wasm frame the same: the code offset finds the function the name section names (inlined code aside)', { skip: !chromium && 'Chromium only' }, (t) => {
     const bytes = readFileSync(join(sampleDir, 'startup.wasm'));
     const at = wasmFunctionLocator(new Uint8Array(bytes));
     assert.ok(at, 'the locator cannot read startup.wasm');
@@ -198,18 +198,29 @@ describe(`the main thread's JS profile in ${testBrowser} (${wasmBuildDir})`, () 
       }
       p = end;
     }
-    // Every wasm frame Chromium named, in every (JS) thread of the trace.
-    const frames = new Map();
+    // Every (name, column) pair Chromium gave a wasm frame, in every (JS)
+    // thread of the trace. Chromium's optimising tier inlines small
+    // functions (also through call_indirect), and a frame of inlined code
+    // can carry one function's name and another's offset: seen once in CI,
+    // under load, where a frame named for a caller had the 13-byte
+    // `wanted.573`'s offset. The locator cannot name those frames as V8
+    // does (a stripped build names them for the code they run); every
+    // other frame it must name exactly, so a locator that is off (wrong
+    // section, a body or an import miscounted) fails on nearly every pair.
+    const pairs = new Map();
     for (const e of events) {
       if (e.ph !== 'P' || e.name !== 'ProfileChunk') continue;
       for (const n of e.args.data.cpuProfile.nodes) {
         const f = n.callFrame;
-        if (/\.wasm$/.test(f.url) && f.columnNumber >= 0) frames.set(f.functionName, f.columnNumber + 1);
+        if (/\.wasm$/.test(f.url) && f.columnNumber >= 0) pairs.set(`${f.functionName}@${f.columnNumber + 1}`, [f.functionName, f.columnNumber + 1]);
       }
     }
-    t.diagnostic(`${frames.size} named wasm frames`);
-    assert.ok(frames.size >= 5, `only ${frames.size} wasm frames`);
-    for (const [name, column] of frames) assert.equal(names.get(at(column)), name, `column ${column}`);
+    const agree = [...pairs.values()].filter(([name, column]) => names.get(at(column)) === name);
+    const off = [...pairs.values()].filter(([name, column]) => names.get(at(column)) !== name);
+    t.diagnostic(`${pairs.size} named wasm frames; the locator names ${agree.length} as Chromium does`);
+    if (off.length) t.diagnostic(`named otherwise (inlined code): ${off.map(([name, column]) => `${name} at ${column} -> ${names.get(at(column))}`).join(', ')}`);
+    assert.ok(agree.length >= 5, `only ${agree.length} wasm frames named alike`);
+    assert.ok(off.length * 5 <= pairs.size, `the locator names ${off.length} of ${pairs.size} frames otherwise: ${off.slice(0, 5).map(([name, column]) => `${name} at ${column} -> ${names.get(at(column))}`).join(', ')}`);
   });
 
   test('DevTools\' trace engine and the Firefox Profiler open it', { skip: !chromium && 'Chromium only' }, async (t) => {
