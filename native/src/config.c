@@ -51,11 +51,9 @@ static int valid_name(const char *s) {
   return 1;
 }
 
-/* An object {"enabled": bool, "<interval_key>": integer in [lo, hi]} at
- * path.key (sampling, counters). */
-static int parse_switch(const cJSON *v, const char *path, const char *key, const char *interval_key,
-                        uint32_t lo, uint32_t hi, int *enabled, uint32_t *interval,
-                        const wt_cfg_ctx *ctx, char *err, size_t cap) {
+int wt_config_read_switch(const cJSON *v, const char *path, const char *key, const char *interval_key,
+                          uint32_t lo, uint32_t hi, int *enabled, uint32_t *interval, const wt_cfg_ctx *ctx,
+                          char *err, size_t cap) {
   const char *const keys[] = {"enabled", interval_key, NULL};
   char sub[160];
   wt_snprintf(sub, sizeof sub, "%s.%s", path, key);
@@ -88,10 +86,18 @@ static const char *path_of(char *buf, size_t cap, const char *path, const char *
 
 static int parse_session_obj(const cJSON *obj, const char *path, wt_session_config *c,
                              const wt_cfg_ctx *ctx, char *err, size_t cap) {
-  static const char *const keys[] = {"name",        "output",     "format",     "compression",
-                                     "compressionLevel", "sampling", "categories", "durationMs",
-                                     "maxBufferKB", "whenFull",   "counters",   "overwrite",
-                                     "stream",      "heap",       NULL};
+  static const char *const core_keys[] = {"name",        "output",   "format",     "compression",
+                                          "compressionLevel", "sampling", "categories", "durationMs",
+                                          "maxBufferKB", "whenFull", "counters",   "overwrite",
+                                          "stream"};
+  enum { CORE = sizeof core_keys / sizeof *core_keys, RECORDER_KEYS_MAX = 8 };
+  const char *keys[CORE + RECORDER_KEYS_MAX + 1];
+  int nkeys = 0;
+  for (int i = 0; i < CORE; i++) keys[nkeys++] = core_keys[i];
+  int owner;
+  for (int i = 0; wt_config_recorder_key(i, &owner) && i < RECORDER_KEYS_MAX; i++)
+    keys[nkeys++] = wt_config_recorder_key(i, &owner)->key;
+  keys[nkeys] = NULL;
   char sub[160];
   if (!cJSON_IsObject(obj)) {
     wt_cfg_fail(err, cap, path, "expected an object, got %s", wt_cfg_type_name(obj));
@@ -198,20 +204,20 @@ static int parse_session_obj(const cJSON *obj, const char *path, wt_session_conf
     c->stream = cJSON_IsTrue(v);
   }
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "sampling")) &&
-      !parse_switch(v, path, "sampling", "intervalUs", 50, 1000000, &c->sampling, &c->interval_us,
+      !wt_config_read_switch(v, path, "sampling", "intervalUs", 50, 1000000, &c->sampling, &c->interval_us,
                     ctx, err, cap))
     return 0;
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "counters")) &&
-      !parse_switch(v, path, "counters", "intervalMs", 1, 60000, &c->counters,
+      !wt_config_read_switch(v, path, "counters", "intervalMs", 1, 60000, &c->counters,
                     &c->counter_interval_ms, ctx, err, cap))
     return 0;
-  if ((v = cJSON_GetObjectItemCaseSensitive(obj, "heap"))) {
-    /* Present: on, at 512 KiB unless it says otherwise. */
-    int on = 1;
-    uint32_t bytes = WT_HEAP_DEFAULT_SAMPLE_BYTES;
-    if (!parse_switch(v, path, "heap", "sampleBytes", 1, 1u << 30, &on, &bytes, ctx, err, cap)) return 0;
-    c->heap_sample_bytes = on ? bytes : 0;
-  }
+  /* The recorders' own keys (their modules read them), here in the
+   * order of checks the messages have always had. */
+  const wt_config_key *key;
+  for (int i = 0; (key = wt_config_recorder_key(i, &owner)) != NULL && i < RECORDER_KEYS_MAX; i++)
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, key->key)) &&
+        !key->read(v, path, c->recorder_options[owner], ctx, err, cap))
+      return 0;
   if ((v = cJSON_GetObjectItemCaseSensitive(obj, "categories"))) {
     wt_snprintf(sub, sizeof sub, "%s.categories", path);
     if (!cJSON_IsArray(v)) {

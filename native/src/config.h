@@ -24,8 +24,11 @@
 #define WT_CATEGORY_MAX 32
 #define WT_NAME_MAX 64
 #define WT_ERROR_MAX 256
-/* "heap": {} samples allocations every 512 KiB on average (heap.h). */
-#define WT_HEAP_DEFAULT_SAMPLE_BYTES 524288u
+/* Recorders (recorder.h) a session may have, and the words of settings
+ * each one keeps in a session's config (its own keys, read by its own
+ * reader: wt_config_key). */
+#define WT_RECORDERS_MAX 4
+#define WT_RECORDER_OPTIONS 2
 
 typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;
 /* "chrome", "firefox" or "folded": the config's name of a format. */
@@ -46,7 +49,9 @@ typedef struct wt_session_config {
   int counters;         /* 1: built-in counters (default) */
   uint32_t counter_interval_ms;
   wt_when_full when_full;
-  uint32_t heap_sample_bytes; /* mean bytes between heap samples (heap.h); 0: off (default) */
+  /* Each recorder's own settings, in the registry's order, zero unless its
+   * keys are given: what they mean is the recorder's (wt_config_key). */
+  uint32_t recorder_options[WT_RECORDERS_MAX][WT_RECORDER_OPTIONS];
   int stream;           /* 1: a copy of the output goes to the diagnostic server (stream.h) */
   int category_count;
   char categories[WT_MAX_CATEGORIES][WT_CATEGORY_MAX];
@@ -71,6 +76,28 @@ typedef struct wt_config {
   wt_config_entry sessions[WT_MAX_SESSIONS];
   wt_server_config server;
 } wt_config;
+
+/* A session key a recorder owns (recorder.h): its name, and its reader,
+ * which checks the value at "path.key" and writes the recorder's settings
+ * (zero before) or says what is wrong ("path.key...: problem" in err). */
+struct cJSON;      /* the value (config_read.h reads it) */
+struct wt_cfg_ctx; /* config_read.h */
+typedef struct wt_config_key {
+  const char *key;
+  int (*read)(const struct cJSON *v, const char *path, uint32_t options[WT_RECORDER_OPTIONS],
+              const struct wt_cfg_ctx *ctx, char *err, size_t cap);
+} wt_config_key;
+
+/* The recorders' keys, from their registry (recorders.c, which defines
+ * it: the config names no recorder): the i-th key, its owner's index in
+ * *owner, or NULL after the last. */
+const wt_config_key *wt_config_recorder_key(int i, int *owner);
+
+/* An object {"enabled": bool, "<interval_key>": integer in [lo, hi]} at
+ * path.key ("sampling", "counters", and recorders' keys of that shape). */
+int wt_config_read_switch(const struct cJSON *v, const char *path, const char *key, const char *interval_key,
+                          uint32_t lo, uint32_t hi, int *enabled, uint32_t *interval,
+                          const struct wt_cfg_ctx *ctx, char *err, size_t cap);
 
 /* Fills *c with defaults for a session called `name`. */
 void wt_config_defaults(wt_session_config *c, const char *name);

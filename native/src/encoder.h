@@ -95,9 +95,8 @@ typedef struct wt_session_thread {
   char name[WT_THREAD_NAME_MAX];  /* its name when the step began ("thread N" if unknown) */
 } wt_session_thread;
 
-/* Recorders (recorder.h) a session may have, and the figures each one
+/* The figures each recorder (recorder.h; WT_RECORDERS_MAX: config.h)
  * copies into the stats snapshot. */
-#define WT_RECORDERS_MAX 4
 #define WT_RECORDER_STATS_MAX 8
 
 /* The session's counters as the stats record states them. */
@@ -135,6 +134,7 @@ typedef struct wt_span_set {
 /* One encode step's input. Everything is read-only. */
 typedef struct wt_encode_view {
   const wt_session_config *config;
+  unsigned record_kinds;     /* what its recorders write to the events (1u << WT_REC_*) */
   double start_us, stop_us;  /* stop_us: 0 until the session stops */
   int before_main;           /* started before main(): it writes the whole startup timeline */
   int final;                 /* the last step: write the end of the file */

@@ -231,7 +231,7 @@ static void write_thread(ff_writer *w, uint16_t slot, int *first_thread) {
   wt_u32map_reset(&w->func_of);
   uint32_t lo = w->first[slot], hi = w->first[slot + 1];
   for (uint32_t i = lo; i < hi; i++) stack_for(w, sample_node(w->f, w->order[i]));
-  int heap = v->config->heap_sample_bytes != 0;
+  int heap = (v->record_kinds >> WT_REC_ALLOC) & 1;
   if (heap) { /* the allocations' stacks too */
     uint32_t elo, ehi;
     ff_thread_events(w, slot, &elo, &ehi);

@@ -6,6 +6,7 @@
  * tables; the chrome and folded formats carry the estimates. */
 #include <stdatomic.h>
 
+#include "config_read.h"
 #include "fmt.h"
 #include "heap.h"
 #include "platform.h"
@@ -38,7 +39,27 @@ static void init(void) {
   counter_ids[1] = wt_registry_intern("heap allocated bytes (sampled)");
 }
 
-static int wanted(const wt_session_config *c) { return c->heap_sample_bytes != 0; }
+/* Its settings (config "heap"): the mean bytes between samples; 0: off. */
+enum { OPT_SAMPLE_BYTES };
+#define DEFAULT_SAMPLE_BYTES 524288u /* "heap": {} samples every 512 KiB on average */
+
+static uint32_t sample_bytes(const wt_session_config *c) {
+  return wt_recorder_options(c, &wt_recorder_heap)[OPT_SAMPLE_BYTES];
+}
+
+static int wanted(const wt_session_config *c) { return sample_bytes(c) != 0; }
+
+/* "heap": {"enabled", "sampleBytes"}; present: on, at 512 KiB unless it
+ * says otherwise. */
+static int read_key(const cJSON *v, const char *path, uint32_t options[WT_RECORDER_OPTIONS],
+                    const wt_cfg_ctx *ctx, char *err, size_t cap) {
+  int on = 1;
+  uint32_t bytes = DEFAULT_SAMPLE_BYTES;
+  if (!wt_config_read_switch(v, path, "heap", "sampleBytes", 1, 1u << 30, &on, &bytes, ctx, err, cap)) return 0;
+  options[OPT_SAMPLE_BYTES] = on ? bytes : 0;
+  return 1;
+}
+static const wt_config_key keys[] = {{"heap", read_key}, {NULL, NULL}};
 
 /* A session asked for "heap" and gets nothing: said once per page (the
  * session's stats say it too: "linked": false or "unavailable"). */
@@ -79,7 +100,7 @@ static void note_grow_unwrapped(const char *session) {
  * interval from a value it read before its table). */
 static void created(wt_session *s, void *state) {
   (void)state;
-  if (!wt_heap_request(s->config.heap_sample_bytes))
+  if (!wt_heap_request(sample_bytes(&s->config)))
     note_unavailable(s->config.name);
   else if (!wt_heap_grow_wrapped())
     note_grow_unwrapped(s->config.name);
@@ -167,7 +188,7 @@ static void step(wt_session *const *sessions, int n) {
   for (int i = 0; i < n; i++) {
     wt_session *s = sessions[i];
     int st = s ? atomic_load_explicit(&s->state, memory_order_acquire) : -1;
-    uint32_t b = s ? s->config.heap_sample_bytes : 0;
+    uint32_t b = s ? sample_bytes(&s->config) : 0;
     if ((st == WT_SESSION_STARTING || st == WT_SESSION_RUNNING) && b && (!want || b < want)) want = b;
   }
   if (want != interval_was) wt_heap_set_interval(want, interval_was);
@@ -228,7 +249,7 @@ static void write_stats(const wt_encode_view *v, const uint64_t fig[WT_RECORDER_
   wt_heap_counts c;
   wt_heap_counts_get(&c);
   wt_json_lit(j, ",\"heap\":{\"sampleBytes\":");
-  wt_json_u64(j, v->config->heap_sample_bytes);
+  wt_json_u64(j, sample_bytes(v->config));
   wt_json_lit(j, ",\"linked\":");
   wt_json_lit(j, c.linked ? "true" : "false");
   if (c.unavailable) wt_json_lit(j, ",\"unavailable\":\"out of memory for its queue and address set\"");
@@ -259,6 +280,8 @@ static void write_stats(const wt_encode_view *v, const uint64_t fig[WT_RECORDER_
  * there from the samples. */
 const wt_recorder wt_recorder_heap = {
     .name = "heap",
+    .keys = keys,
+    .record_kinds = 1u << WT_REC_ALLOC | 1u << WT_REC_FREE | 1u << WT_REC_GROW,
     .init = init,
     .wanted = wanted,
     .events_share_pct = 20,

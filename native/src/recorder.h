@@ -27,6 +27,12 @@ struct wt_session;
 
 typedef struct wt_recorder {
   const char *name;
+  /* Its session keys and their readers (config.h), ended by a NULL key;
+   * NULL: none. What they read it finds in wt_recorder_options. */
+  const wt_config_key *keys;
+  /* Record kinds it writes to the session's events (1u << WT_REC_*):
+   * an encoder gives each kind its part of the format. */
+  unsigned record_kinds;
   /* Once, as the runtime starts (before any session): interns the names
    * and categories it records under (registry.h). */
   void (*init)(void);

@@ -32,6 +32,31 @@ void wt_recorders_prepare(wt_session *s) {
   s->events_share_pct = share;
 }
 
+const wt_config_key *wt_config_recorder_key(int i, int *owner) {
+  for (int r = 0; r < COUNT; r++) {
+    for (const wt_config_key *k = all[r]->keys; k && k->key; k++) {
+      if (i-- > 0) continue;
+      *owner = r;
+      return k;
+    }
+  }
+  return NULL;
+}
+
+const uint32_t *wt_recorder_options(const wt_session_config *c, const wt_recorder *r) {
+  static const uint32_t none[WT_RECORDER_OPTIONS];
+  for (int i = 0; i < COUNT; i++)
+    if (all[i] == r) return c->recorder_options[i];
+  return none;
+}
+
+unsigned wt_recorders_record_kinds(const wt_session_config *c) {
+  unsigned kinds = 0;
+  for (int i = 0; i < COUNT; i++)
+    if (!all[i]->wanted || all[i]->wanted(c)) kinds |= all[i]->record_kinds;
+  return kinds;
+}
+
 void *wt_recorder_state(wt_session *s, const wt_recorder *r) {
   for (int i = 0; i < COUNT; i++)
     if (all[i] == r) return has(s, i) ? s->recorder_state[i] : NULL;

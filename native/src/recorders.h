@@ -28,6 +28,13 @@ void wt_recorders_write_stats(const wt_encode_view *v, wt_json *j);
 /* The final step's spans: the sets with any, into sets; returns how many. */
 size_t wt_recorders_spans(const wt_encode_view *v, wt_span_set sets[WT_RECORDERS_MAX]);
 
+/* The record kinds (1u << WT_REC_*) the recorders of a session with
+ * config c write, for the encoders' view. */
+unsigned wt_recorders_record_kinds(const wt_session_config *c);
+
+/* Recorder r's settings in config c (config.h: its keys wrote them). */
+const uint32_t *wt_recorder_options(const wt_session_config *c, const wt_recorder *r);
+
 /* Recorder r's state in session s, or NULL if s does not record it: for
  * its step and flush, which walk the sessions themselves. */
 void *wt_recorder_state(wt_session *s, const wt_recorder *r);

@@ -79,6 +79,7 @@ wt_status wt_session_encode_step(wt_session *s, size_t max_batch, int final) {
   uint32_t group[WT_MAX_THREADS + 1];
   wt_encode_view v = {
       .config = &s->config,
+      .record_kinds = wt_recorders_record_kinds(&s->config),
       .start_us = s->start_us,
       .stop_us = s->stop_us,
       .before_main = s->before_main,

@@ -6,6 +6,27 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_read.h"
+
+/* The recorders' keys come from their registry (recorders.c), which this
+ * target does not link (it would bring the whole runtime): it stands in
+ * with a key of the heap recorder's shape, so that the parser's hand-off to
+ * a recorder's reader and the switch reader are fuzzed too. */
+static int read_switch_key(const cJSON *v, const char *path, uint32_t options[WT_RECORDER_OPTIONS],
+                           const wt_cfg_ctx *ctx, char *err, size_t cap) {
+  int on = 1;
+  uint32_t bytes = 524288;
+  if (!wt_config_read_switch(v, path, "heap", "sampleBytes", 1, 1u << 30, &on, &bytes, ctx, err, cap)) return 0;
+  options[0] = on ? bytes : 0;
+  return 1;
+}
+
+const wt_config_key *wt_config_recorder_key(int i, int *owner) {
+  static const wt_config_key heap = {"heap", read_switch_key};
+  if (i != 0) return NULL;
+  *owner = 1;
+  return &heap;
+}
 
 #define REQUIRE(cond) \
   do {                \
@@ -20,6 +41,7 @@ static void check_session(const wt_session_config *c) {
   REQUIRE(c->gzip_level >= 1 && c->gzip_level <= 9);
   REQUIRE(c->category_count >= 0 && c->category_count <= WT_MAX_CATEGORIES);
   REQUIRE(c->counter_interval_ms >= 1 && c->counter_interval_ms <= 60000);
+  REQUIRE(c->recorder_options[1][0] <= (1u << 30));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -942,12 +942,47 @@ WT_TEST(config_should_read_the_stream_key_of_a_session) {
   CHECK_EQ_STR(cfg.sessions[1].error, "sessions[1].stream: expected true or false, got a number");
 }
 
+/* A recorder's key (recorder.h): listed by the registry, read by its owner's
+ * reader into that recorder's settings, and nowhere else in the config. */
+WT_TEST(config_should_hand_a_recorders_key_to_its_owner) {
+  char err[WT_ERROR_MAX];
+  int owner = -1, heap_owner = -1, n = 0;
+  for (const wt_config_key *k; (k = wt_config_recorder_key(n, &owner)) != NULL; n++) {
+    CHECK(k->read != NULL);
+    if (strcmp(k->key, "heap") == 0) heap_owner = owner;
+  }
+  REQUIRE(heap_owner >= 0);
+  CHECK(heap_owner < WT_RECORDERS_MAX);
+  REQUIRE_EQ_INT(parse("{\"sessions\":[{\"name\":\"a\"},{\"name\":\"b\",\"heap\":{}},"
+                       "{\"name\":\"c\",\"heap\":{\"sampleBytes\":4096}},"
+                       "{\"name\":\"d\",\"heap\":{\"enabled\":false,\"sampleBytes\":4096}},"
+                       "{\"name\":\"e\",\"heap\":{\"sampleBytes\":0}},"
+                       "{\"name\":\"f\",\"heap\":{\"sampleBytes\":8,\"every\":1}}]}",
+                       err, sizeof err),
+                 WT_OK);
+  REQUIRE_EQ_INT(cfg.count, 6);
+  static const uint32_t want[] = {0, 524288, 4096, 0};
+  for (int i = 0; i < 4; i++) {
+    CHECK(cfg.sessions[i].valid);
+    CHECK_EQ_INT(cfg.sessions[i].config.recorder_options[heap_owner][0], want[i]);
+    /* No other recorder's settings move. */
+    for (int r = 0; r < WT_RECORDERS_MAX; r++)
+      for (int w = 0; w < WT_RECORDER_OPTIONS; w++)
+        if (r != heap_owner || w != 0) CHECK_EQ_INT(cfg.sessions[i].config.recorder_options[r][w], 0);
+  }
+  CHECK_EQ_INT(cfg.sessions[4].valid, 0);
+  CHECK_EQ_STR(cfg.sessions[4].error, "sessions[4].heap.sampleBytes: expected an integer from 1 to 1073741824, got 0");
+  CHECK_EQ_INT(cfg.sessions[5].valid, 0);
+  CHECK_EQ_STR(cfg.sessions[5].error, "sessions[5].heap.every: unknown key (allowed: see config/wasmtrace.schema.json)");
+}
+
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(config_should_fill_defaults_for_an_empty_session_object),
       WT_TEST_ENTRY(config_should_leave_the_server_object_to_the_shim),
       WT_TEST_ENTRY(config_with_only_a_server_should_have_no_sessions),
       WT_TEST_ENTRY(config_should_read_the_stream_key_of_a_session),
+      WT_TEST_ENTRY(config_should_hand_a_recorders_key_to_its_owner),
       WT_TEST_ENTRY(config_should_name_later_sessions_startup_dash_index),
       WT_TEST_ENTRY(config_should_accept_an_empty_sessions_array),
       WT_TEST_ENTRY(config_should_accept_schema_and_version_keys),
