@@ -6,6 +6,7 @@
  * measured against these, live in bench/hooks_experiments.c. */
 #include <stdint.h>
 
+#include "calls.h"
 #include "registry.h"
 #include "stack_ops.h"
 
@@ -15,7 +16,9 @@ WT_I_NOINSTR void __cyg_profile_func_enter(void *fn, void *call_site) {
   /* First call on this thread: register (the registry guards re-entry and
    * refuses the wasmtrace worker). */
   if (__builtin_expect(t == NULL, 0) && (t = wt_thread_self()) == NULL) return;
-  wt_stack_push(t, (uint32_t)(uintptr_t)fn);
+  uint32_t id = (uint32_t)(uintptr_t)fn;
+  wt_stack_push(t, id);
+  wt_calls_count(t, id); /* calls.h: exact counts */
 }
 
 WT_I_NOINSTR void __cyg_profile_func_exit(void *fn, void *call_site) {

@@ -2,13 +2,15 @@
  * module (recorder.h) and one line in `all` below. */
 #include "recorders.h"
 
-extern const wt_recorder wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask;
+extern const wt_recorder wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask,
+    wt_recorder_calls;
 
 static const wt_recorder *const all[] = {
     &wt_recorder_counters, /* first: its counters come first in each batch */
     &wt_recorder_heap,
     &wt_recorder_timeline,
     &wt_recorder_longtask,
+    &wt_recorder_calls,
 };
 #define COUNT ((int)(sizeof all / sizeof all[0]))
 _Static_assert(sizeof all / sizeof all[0] <= WT_RECORDERS_MAX, "raise WT_RECORDERS_MAX");

@@ -47,6 +47,16 @@ enum { TLS_UNKNOWN = 0, TLS_REGISTERED = 1, TLS_EXCLUDED = 2 };
 _Thread_local wt_thread *wt_i_tls_self;
 static _Thread_local int tls_state;
 
+/* The thread's call count tables (calls.h), as its record is freed. */
+static void free_calls(wt_thread *t) {
+  wt_calls *c = atomic_load_explicit(&t->calls_table, memory_order_relaxed);
+  while (c) {
+    wt_calls *older = c->older;
+    wt_mem_free(c);
+    c = older;
+  }
+}
+
 /* The thread is exiting (a pthread key destructor): it forgets its record
  * first, so that instrumented code running later in its exit (other
  * destructors) never touches it, then marks it exited; the worker may free
@@ -175,6 +185,7 @@ void wt_registry_reclaim(uint32_t slot) {
     t = NULL;
   }
   pthread_mutex_unlock(&reg.mutex);
+  if (t) free_calls(t);
   wt_mem_free(t);
 }
 
@@ -332,7 +343,9 @@ void wt_registry_reset(void) {
   pthread_mutex_lock(&reg.mutex);
   uint32_t n = atomic_load_explicit(&reg.count, memory_order_relaxed);
   for (uint32_t i = 0; i < n; i++) {
-    wt_mem_free(atomic_load_explicit(&reg.threads[i], memory_order_relaxed));
+    wt_thread *t = atomic_load_explicit(&reg.threads[i], memory_order_relaxed);
+    if (t) free_calls(t);
+    wt_mem_free(t);
     atomic_store_explicit(&reg.threads[i], NULL, memory_order_relaxed);
   }
   atomic_store_explicit(&reg.count, 0, memory_order_relaxed);

@@ -154,6 +154,7 @@
 #define WT_I_STORE_FRAME(ptr, value) (*(volatile uint64_t *)(void *)(ptr) = (value))
 #define WT_I_LOAD_OWN_U64(ptr) (*(volatile uint64_t *)(void *)(ptr))
 #define WT_I_LOAD_OWN_U32(ptr) (*(volatile uint32_t *)(void *)(ptr))
+#define WT_I_STORE_OWN_U32(ptr, value) (*(volatile uint32_t *)(void *)(ptr) = (value))
 #define WT_I_STORE_WAITING(ptr, value)                  \
   do {                                                  \
     atomic_signal_fence(memory_order_seq_cst);          \
@@ -180,6 +181,7 @@
 #define WT_I_STORE_FRAME(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_LOAD_OWN_U64(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
 #define WT_I_LOAD_OWN_U32(ptr) atomic_load_explicit((ptr), memory_order_relaxed)
+#define WT_I_STORE_OWN_U32(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
 #define WT_I_STORE_WAITING(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
 #define WT_I_PUBLISH_RING(ptr, value) atomic_store_explicit((ptr), (value), memory_order_release)
 #define WT_I_STORE_OWN_U64(ptr, value) atomic_store_explicit((ptr), (value), memory_order_relaxed)
@@ -210,6 +212,14 @@ _Static_assert(sizeof(wt_event) == 24, "wt_event must stay 24 bytes");
  * (categories.c). */
 extern _Atomic uint64_t wt_i_category_mask;
 
+/* A thread's call counts (calls.h), indexed by table index; freed with
+ * the thread's record, with the tables it replaced. */
+typedef struct wt_calls {
+  struct wt_calls *older; /* the table it replaced */
+  uint32_t cap;           /* entries */
+  _Atomic uint32_t counts[];
+} wt_calls;
+
 /* Worker-private bookkeeping of open scopes per thread (see worker.c). */
 typedef struct wt_open_scope {
   double begin_us;
@@ -221,6 +231,10 @@ typedef struct wt_thread {
   /* --- owner-written hot line(s) ---------------------------------------- */
   _Alignas(64) _Atomic uint64_t top;
   _Atomic uint64_t frames[WT_MAX_DEPTH]; /* tag << 32 | frame id (see above) */
+  /* Calls per function (calls.h): calls[id] for a table index id below
+   * calls_cap, owner-written, grown by the owner. */
+  _Atomic uint32_t *calls;
+  uint32_t calls_cap;
   _Atomic uint32_t ring_write;    /* free-running; owner writes */
   uint32_t ring_read_cache;       /* owner's last view of ring_read */
   uint32_t ring_gap;              /* owner-only: an event was dropped */
@@ -250,6 +264,12 @@ typedef struct wt_thread {
    * (set before the first push, never changed: the sampler reads it). */
   uint32_t start_fn;
   _Atomic int base_frame;
+  /* The call counts as the worker reads them (calls.h): the newest table,
+   * published by the owner after it copied the last one's counts; calls it
+   * could not count; whether the heap refused a table (owner). */
+  struct wt_calls *_Atomic calls_table;
+  _Atomic uint32_t calls_not_counted;
+  int calls_refused;
 } wt_thread;
 
 /* The calling thread's wt_thread once registered (hot-path fast check). */

@@ -118,6 +118,10 @@
   WT_TRACE_STAT("longTasks.totalUs", WT_SHOWN_SOMETIMES, "their time in all")                        \
   WT_TRACE_STAT("longTasks.longestUs", WT_SHOWN_SOMETIMES, "the longest one's")                      \
   WT_TRACE_STAT("longTasks.dropped", WT_SHOWN_SOMETIMES, "long tasks not kept (a table full)")       \
+  WT_TRACE_STAT("calls.since", WT_SHOWN_SOMETIMES,                                                   \
+                "instrumented builds (rec_calls.c): counts since each thread's first call")          \
+  WT_TRACE_STAT("calls.threads", WT_SHOWN_SOMETIMES,                                                 \
+                "per thread: name, functions ([name, calls] in table order), notCounted")           \
   /* Stamped by `wasmtrace record` (lib/tier.mjs), not by the library. */                        \
   WT_TRACE_STAT("recordedWith.tier", WT_SHOWN_SOMETIMES, "the wasm tier it was recorded in")        \
   WT_TRACE_STAT("recordedWith.browser", WT_SHOWN_SOMETIMES, "the browser that recorded it")          \
