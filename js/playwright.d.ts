@@ -254,6 +254,16 @@ export interface DiffResult {
   uncorrected: number;
   threadsOnlyIn: { base: string[]; new: string[] };
   functions: { added: string[]; removed: string[] };
+  /**
+   * Exact call counts (instrumented builds; null when a run of either side
+   * has none), per function summed over threads: 'changed' when each side
+   * counts the same in all its runs and the sides differ, 'varies' when
+   * runs of a side differ (not compared).
+   */
+  calls: {
+    rows: Array<{ name: string; baseRuns: number[]; newRuns: number[]; verdict: 'changed' | 'same' | 'varies' }>;
+    changed: number; same: number; varies: number;
+  } | null;
   /** The terminal table and the Markdown summary. */
   text: string;
   markdown: string;

@@ -22,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { callDiffLines, compareCalls } from './calls.mjs';
 import { canonicalFunctionName } from './names.mjs';
 import { isJsProfileThread, readProfile, realDepth } from './profile.mjs';
 import { htmlReport, printable } from './report.mjs';
@@ -418,6 +419,8 @@ export function compare(base, next, { threshold = { pct: 2, ms: 1 }, q = 0.05, m
     uncorrected: tested.filter((r) => r.p <= 0.05 && Math.abs(r.diff) >= r.floor).length,
     threadsOnlyIn: { base: onlyBase, new: onlyNew },
     functions: { added: onlyOn('new', 'base'), removed: onlyOn('base', 'new') },
+    // Exact call counts (instrumented builds), beside the times: lib/calls.mjs.
+    calls: compareCalls(base.map((r) => r.profile), next.map((r) => r.profile)),
   };
 }
 
@@ -460,6 +463,11 @@ function summaryLines(res) {
   for (const side of ['base', 'new']) if (res.threadsOnlyIn[side].length) lines.push(`  threads only in ${side} (not compared): ${res.threadsOnlyIn[side].map(printable).join(', ')}`);
   if (res.functions.added.length) lines.push(`  functions only in new (${res.minShare} % of the window or more): ${res.functions.added.slice(0, 10).map(printable).join(', ')}${res.functions.added.length > 10 ? `, ... (${res.functions.added.length})` : ''}`);
   if (res.functions.removed.length) lines.push(`  functions only in base (${res.minShare} % of the window or more): ${res.functions.removed.slice(0, 10).map(printable).join(', ')}${res.functions.removed.length > 10 ? `, ... (${res.functions.removed.length})` : ''}`);
+  const timeOf = (name) => {
+    const r = res.rows.find((x) => x.kind === 'total' && x.name === name);
+    return r ? `${r.verdict}, ${signed(r.diff)} ${res.unit}${r.pct === null ? '' : ` (${signed(r.pct)} %)`}` : null;
+  };
+  lines.push(...callDiffLines(res.calls, { printable, timeOf }));
   return lines;
 }
 

@@ -56,7 +56,28 @@ export interface Profile {
   startup: StartupTimeline | null;
   /** The page main thread's long tasks the trace carries (recorded in Chromium), or null. */
   longTasks: LongTasks | null;
+  /** Exact call counts of an instrumented build (lib/calls.mjs), or null. */
+  calls: Calls | null;
 }
+
+/**
+ * What an instrumented build counted: every call of every instrumented
+ * function, per thread, since the thread's first instrumented call (`since`
+ * "threadStart"), read as the trace was finished.
+ */
+export interface Calls {
+  since: string;
+  threads: { name: string; functions: Map<string, number>; notCounted: number }[];
+  /** Entries of the trace that were not a name and a count (left out). */
+  malformed: number;
+}
+
+/** The call counts of a stats record, or null. */
+export function callsOf(stats: Record<string, any> | null | undefined): Calls | null;
+/** Calls per function, summed over the threads. */
+export function callsByFunction(calls: Calls | null): Map<string, number>;
+/** One line: "1,204 in 12 functions on 3 threads"; null without counts. */
+export function callSummary(calls: Calls | null): string | null;
 
 /**
  * The page main thread's long tasks (tasks of 50 ms or more: the browser's

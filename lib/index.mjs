@@ -4,6 +4,7 @@
 // index.d.ts; the Playwright helper is the 'wasmtrace/playwright' export.
 export { readProfile, detectFormat, functionTable, callTree, threadTotals, weightOf, weightToMs, MARKERS, realDepth, startupOf, longTasksOf, TraceError } from './profile.mjs';
 export { startupSummary, startupWaterfall, startupCoverage, startupMoments, longTaskSummary } from './startup.mjs';
+export { callsOf, callsByFunction, callSummary } from './calls.mjs';
 export { textReport, htmlReport, reportData } from './report.mjs';
 export { serve } from './serve.mjs';
 export { addJsProfile, readJsProfile, wasmFunctionLocator, isJsProfileThread, JS_THREAD_NAME } from './jsprofile.mjs';

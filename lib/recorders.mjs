@@ -9,6 +9,7 @@
 //   report(p, o) the lines `report` prints, or [] (o.printable cleans names)
 // readProfile, `record` and `report` loop over this list: a new kind of data
 // is its reader module and one entry here.
+import { callReport, callSummary, callsOf } from './calls.mjs';
 import { heapNote } from './heap.mjs';
 import { longTasksOf, longTaskSummary, startupOf, startupSummary, startupWaterfall } from './startup.mjs';
 
@@ -40,6 +41,15 @@ export const RECORDERS = [
       const s = longTaskSummary(p.longTasks ?? null);
       return s ? [`${LONG_TASKS}: ${printable(s)}`] : [];
     },
+  },
+  {
+    key: 'calls',
+    of: callsOf,
+    summary: (p) => {
+      const s = callSummary(p?.calls ?? null);
+      return s ? `calls counted (exact): ${s}` : null;
+    },
+    report: (p, { printable }) => callReport(p.calls ?? null, { printable }),
   },
 ];
 

@@ -148,6 +148,8 @@ TOOLCHAIN_TESTS+=(tests/browser/package.test.mjs)
 # The shapes real apps take (PROXY_TO_PTHREAD, MODULARIZE, EXPORT_ES6, memory
 # growth, the default heap, C++ exceptions), built by each toolchain.
 TOOLCHAIN_TESTS+=(tests/browser/shapes.test.mjs)
+# Exact call counts: the hooks as each toolchain compiles and inlines them.
+TOOLCHAIN_TESTS+=(tests/browser/calls.test.mjs)
 # The tests about the product's behaviour in a page, run again in headless
 # Firefox (Debian's firefox-esr through puppeteer-core; tests/lib/
 # test-browser.mjs): the startup session, the session engine, sampling
@@ -173,6 +175,7 @@ FIREFOX_TESTS=(tests/browser/startup.test.mjs tests/browser/engine.test.mjs test
   tests/browser/outputs.test.mjs tests/browser/helper.test.mjs tests/browser/serve.test.mjs
   tests/browser/lowheap.test.mjs tests/browser/wraps.test.mjs tests/browser/timeline.test.mjs
   tests/browser/jsprofile.test.mjs tests/browser/heap.test.mjs tests/browser/diff.test.mjs
+  tests/browser/calls.test.mjs
   tests/browser/longtask.test.mjs)
 # The two passes of one wasm tree: the native unit tests as wasm, then the
 # toolchain tests in Chromium.
