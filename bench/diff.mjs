@@ -27,6 +27,16 @@
 //                                    recording; its CV across the runs is
 //                                    what no statistics can remove from
 //                                    one run's absolute times
+//   diff.calls.*                     exact call counts (issue 40): the
+//                                    instrumented sample and its tok110
+//                                    (27 calls of tokenize for 24), one run
+//                                    of each per round too. A/A: 20 random
+//                                    5 + 5 splits, a comparison alarms if
+//                                    any count is 'changed'; power: 20
+//                                    trials of 5 (and of 1) runs a side,
+//                                    found if tokenize's count is
+//                                    'changed'; runs whose counts vary
+//                                    within a side are counted apart
 //   diff.speed.10v10_ms              diffing 10 + 10 traces of ~50,000
 //                                    samples or more each (9 s recorded
 //                                    at 200 us), reading included (target
@@ -50,7 +60,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const thisFile = fileURLToPath(import.meta.url);
 const ROUNDS = Number(process.env.WT_DIFF_ROUNDS || 10);
 const TRIALS = 20;
-const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120' };
+const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120',
+  ibase: 'startup_instrumented', itok110: 'startup_instrumented_tok110' };
 
 const cli = (...args) => new Promise((ok, fail) => {
   execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), ...args], { maxBuffer: 16 << 20 },
@@ -141,9 +152,32 @@ export function trials(runs, seed = 26) {
     }
     return out;
   };
+  // Exact call counts: the instrumented builds, no statistics.
+  const counts = { aa: [], power5: [], power1: [] };
+  if (runs.ibase && runs.itok110) {
+    for (let t = 0; t < TRIALS; t++) {
+      const s = shuffled(runs.ibase, random);
+      const res = compare(s.slice(0, 5), s.slice(5, 10));
+      counts.aa.push({ changed: res.calls?.changed ?? null, varies: res.calls?.varies ?? null });
+    }
+    const countPower = (n) => {
+      const out = [];
+      for (let t = 0; t < TRIALS; t++) {
+        const res = compare(shuffled(runs.ibase, random).slice(0, n), shuffled(runs.itok110, random).slice(0, n));
+        const row = res.calls?.rows.find((r) => r.name === 'tokenize');
+        const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
+        out.push({ found: row?.verdict === 'changed', others: (res.calls?.changed ?? 0) - (row?.verdict === 'changed' ? 1 : 0),
+          base: row?.baseRuns[0] ?? null, next: row?.newRuns[0] ?? null, timeVerdict: tok?.verdict ?? 'absent' });
+      }
+      return out;
+    };
+    counts.power5 = countPower(5);
+    counts.power1 = countPower(1);
+  }
   return {
     aa, power10: power('tok110', 5), power20: power('tok120', 3),
     paired: { aa: pairedAa, power10: pairedPower('tok110', 5), power20: pairedPower('tok120', 3) },
+    counts,
   };
 }
 
@@ -208,6 +242,15 @@ function diffFiguresOf(res, count) {
     count('diff.paired.power.10pct_5runs.wrong_sign', res.paired.power10, 'wrongSign', '0'),
     count('diff.paired.power.20pct_3runs', res.paired.power20, 'found', '>= 16'),
     count('diff.paired.power.20pct_3runs.wrong_sign', res.paired.power20, 'wrongSign', '0'),
+    ...(res.counts?.power5.length ? [
+      count('diff.calls.aa.changed_comparisons', res.counts.aa, (x) => x.changed !== 0, '<= 1'),
+      count('diff.calls.aa.varying_comparisons', res.counts.aa, (x) => x.varies !== 0, null),
+      count('diff.calls.power.10pct_5runs', res.counts.power5, 'found', '>= 16'),
+      count('diff.calls.power.10pct_1run', res.counts.power1, 'found', null),
+      // The share of +10 % comparisons the counts settle alone: tokenize's
+      // count changed and nothing else's did.
+      count('diff.calls.settled_alone_5runs', res.counts.power5, (x) => x.found && x.others === 0, null),
+    ] : []),
   ];
 }
 
@@ -247,7 +290,12 @@ where the family's correction needs about 4 or more (p ≈ 0.004 for the smalles
 - \`--paired\` (round r's base run beside round r's run of the variant, recorded in turns): A/A (random pairs of
   base runs) **${res.paired.aa.filter((x) => x.flagged.length).length} of 20**; +10 %, 5 pairs: **${res.paired.power10.filter((x) => x.found).length} of 20**
   (faster ${res.paired.power10.filter((x) => x.wrongSign).length}); +20 %, 3 pairs: **${res.paired.power20.filter((x) => x.found).length} of 20** (faster ${res.paired.power20.filter((x) => x.wrongSign).length}).
-${res.speed ? `- 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).` : '- reading speed: as in section 13 (the mode does not change it)'}
+${res.counts?.power5.length ? `- Exact call counts (the instrumented sample, and its tok110: tokenize called 27 times for 24, +12.5 %, its work +10 %),
+  one run of each per round too: A/A, 20 random 5 + 5 splits: a count changed in **${res.counts.aa.filter((x) => x.changed !== 0).length} of 20** (a count
+  varied within a side in ${res.counts.aa.filter((x) => x.varies !== 0).length}); 5 runs a side: tokenize's count changed in **${res.counts.power5.filter((x) => x.found).length} of 20**
+  (${res.counts.power5.filter((x) => x.found && x.others === 0).length} with no other count changed: the counts settle it alone; the time verdicts on its
+  self time there: ${['slower', 'undecided', 'same', 'faster'].map((v) => `${v} ${res.counts.power5.filter((x) => x.timeVerdict === v).length}`).join(', ')}); 1 run a side: **${res.counts.power1.filter((x) => x.found).length} of 20**.
+` : ''}${res.speed ? `- 10 + 10 traces of ${res.speed.samples.toLocaleString('en')} samples each: **${res.speed.ms.toFixed(0)} ms** to read and diff (target < 2,000).` : '- reading speed: as in section 13 (the mode does not change it)'}
 
 | trial (+10 %, 5 a side) | tokenize verdict | change | q |
 |---|---|---|---|
