@@ -103,10 +103,21 @@ elif ! have_src; then
   fi
   mkdir -p "$deps"
   say "fetching cJSON and zlib sources into .deps/"
-  (cd "$deps" && apt-get source -qq cjson zlib >/dev/null 2>&1) || {
-    echo "wasmtrace setup: 'apt-get source cjson zlib' failed; set WASMTRACE_CJSON_DIR and WASMTRACE_ZLIB_DIR to unpacked sources instead" >&2
+  # One package at a time, newest first; a mirror may list a security update
+  # whose source files it does not hold (seen: zlib's, 404), so fall back to
+  # the release's own version (pkg/<codename>).
+  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  fetch_src() {
+    local pkg=$1 pattern=$2
+    compgen -G "$deps/$pattern" >/dev/null && return 0
+    (cd "$deps" && apt-get source -qq "$pkg" >/dev/null 2>&1) && compgen -G "$deps/$pattern" >/dev/null && return 0
+    [ -n "$codename" ] && (cd "$deps" && apt-get source -qq "$pkg/$codename" >/dev/null 2>&1) &&
+      compgen -G "$deps/$pattern" >/dev/null && { say "$pkg: the newest source is not on the mirror; took $codename's"; return 0; }
+    echo "wasmtrace setup: 'apt-get source $pkg' failed; set WASMTRACE_CJSON_DIR and WASMTRACE_ZLIB_DIR to unpacked sources instead" >&2
     exit 1
   }
+  fetch_src cjson 'cjson-*/cJSON.c'
+  fetch_src zlib 'zlib-*/deflate.c'
   have_src || { echo "wasmtrace setup: sources not found under .deps after download" >&2; exit 1; }
 fi
 
