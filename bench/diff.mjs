@@ -18,6 +18,8 @@
 //                                    tokenize's self time is flagged slower
 //                                    (target >= 16 of 20; wrong sign: never)
 //   diff.power.20pct_3runs           the same with tok120, 3 runs a side
+//   diff.power.pthread_10pct_5runs   the same with startup_inf110: +10 % in
+//                                    inflate_block, on the decoder pthreads
 //   diff.paired.*                    the same with --paired: round r's base
 //                                    run beside round r's run of the
 //                                    variant (A/A: random pairs of base runs)
@@ -60,7 +62,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const thisFile = fileURLToPath(import.meta.url);
 const ROUNDS = Number(process.env.WT_DIFF_ROUNDS || 10);
 const TRIALS = 20;
-const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120',
+const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120', inf110: 'startup_inf110',
   ibase: 'startup_instrumented', itok110: 'startup_instrumented_tok110' };
 
 const cli = (...args) => new Promise((ok, fail) => {
@@ -123,11 +125,11 @@ export function trials(runs, seed = 26) {
     const res = compare(s.slice(0, 5), s.slice(5, 10));
     aa.push({ flagged: flaggedRows(res).map((r) => `${r.verdict} ${r.kind} ${r.name}`), uncorrected: uncorrectedRows(res).length, tested: res.tested });
   }
-  const power = (variant, n) => {
+  const power = (variant, n, fn = 'tokenize') => {
     const out = [];
     for (let t = 0; t < TRIALS; t++) {
       const res = compare(shuffled(runs.base, random).slice(0, n), shuffled(runs[variant], random).slice(0, n));
-      const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
+      const tok = res.rows.find((r) => r.kind === 'self' && r.name === fn);
       out.push({ found: tok?.verdict === 'slower', wrongSign: tok?.verdict === 'faster', pct: tok?.pct ?? null, q: tok?.q ?? null, verdict: tok?.verdict ?? 'absent' });
     }
     return out;
@@ -142,12 +144,12 @@ export function trials(runs, seed = 26) {
     const res = compare(s.slice(0, 5), s.slice(5, 10), { paired: true });
     pairedAa.push({ flagged: flaggedRows(res).map((r) => `${r.verdict} ${r.kind} ${r.name}`), uncorrected: uncorrectedRows(res).length, tested: res.tested });
   }
-  const pairedPower = (variant, n) => {
+  const pairedPower = (variant, n, fn = 'tokenize') => {
     const out = [];
     for (let t = 0; t < TRIALS; t++) {
       const picked = shuffled([...Array(rounds).keys()], random).slice(0, n);
       const res = compare(picked.map((r) => runs.base[r]), picked.map((r) => runs[variant][r]), { paired: true });
-      const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
+      const tok = res.rows.find((r) => r.kind === 'self' && r.name === fn);
       out.push({ found: tok?.verdict === 'slower', wrongSign: tok?.verdict === 'faster', pct: tok?.pct ?? null, q: tok?.q ?? null, verdict: tok?.verdict ?? 'absent' });
     }
     return out;
@@ -174,9 +176,13 @@ export function trials(runs, seed = 26) {
     counts.power5 = countPower(5);
     counts.power1 = countPower(1);
   }
+  // inflate_block +10 % on the decoder pthreads (both threads' self time
+  // summed into one row). Drawn after the rest, so their draws are as before.
+  const pthread10 = runs.inf110 ? power('inf110', 5, 'inflate_block') : [];
+  const pairedPthread10 = runs.inf110 ? pairedPower('inf110', 5, 'inflate_block') : [];
   return {
-    aa, power10: power('tok110', 5), power20: power('tok120', 3),
-    paired: { aa: pairedAa, power10: pairedPower('tok110', 5), power20: pairedPower('tok120', 3) },
+    aa, power10: power('tok110', 5), power20: power('tok120', 3), pthread10,
+    paired: { aa: pairedAa, power10: pairedPower('tok110', 5), power20: pairedPower('tok120', 3), pthread10: pairedPthread10 },
     counts,
   };
 }
@@ -207,14 +213,15 @@ export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) 
       log('diff bench: timing 10 + 10 traces of ~50k samples');
       sp = await speed(wasm, dir);
     }
-    const tokCv = (b) => {
-      const xs = runs[b].map((r) => r.profile.threads.reduce((a, th) => a + th.samples.filter((s) => s.stack.at(-1) === 'tokenize').length, 0));
+    const tokCv = (b, fn = 'tokenize') => {
+      const xs = runs[b].map((r) => r.profile.threads.reduce((a, th) => a + th.samples.filter((s) => s.stack.at(-1) === fn).length, 0));
       const m = xs.reduce((a, x) => a + x, 0) / xs.length;
       return { mean: m, cv: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)) / m };
     };
     const lm = loops.reduce((a, x) => a + x, 0) / loops.length;
     const machine = { loops, mean: lm, cv: Math.sqrt(loops.reduce((a, x) => a + (x - lm) ** 2, 0) / (loops.length - 1)) / lm };
-    return { rounds, tier: TIER, ...t, speed: sp, machine, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') }, loadBefore, loadAfter: loadavg() };
+    return { rounds, tier: TIER, ...t, speed: sp, machine, tokenize: { base: tokCv('base'), tok110: tokCv('tok110'), tok120: tokCv('tok120') },
+      inflate: { base: tokCv('base', 'inflate_block'), inf110: tokCv('inf110', 'inflate_block') }, loadBefore, loadAfter: loadavg() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -234,6 +241,12 @@ function diffFiguresOf(res, count) {
     count('diff.power.10pct_5runs.wrong_sign', res.power10, 'wrongSign', '0'),
     count('diff.power.20pct_3runs', res.power20, 'found', '>= 16'),
     count('diff.power.20pct_3runs.wrong_sign', res.power20, 'wrongSign', '0'),
+    ...(res.pthread10?.length ? [
+      count('diff.power.pthread_10pct_5runs', res.pthread10, 'found', '>= 16'),
+      count('diff.power.pthread_10pct_5runs.wrong_sign', res.pthread10, 'wrongSign', '0'),
+      count('diff.paired.power.pthread_10pct_5runs', res.paired.pthread10, 'found', '>= 16'),
+      figure('diff.inflate_block.cv_pct', '%', { median: 100 * res.inflate.base.cv, n: res.rounds }),
+    ] : []),
     res.speed && figure('diff.speed.10v10_ms', 'ms', { median: res.speed.ms, n: 1 }, { target: '< 2000' }),
     figure('diff.machine.loop_cv_pct', '%', { median: 100 * res.machine.cv, n: res.machine.loops.length }),
     figure('diff.tokenize.cv_pct', '%', { median: 100 * res.tokenize.base.cv, n: res.rounds }),
@@ -287,7 +300,10 @@ where the family's correction needs about 4 or more (p ≈ 0.004 for the smalles
   ${res.aa.filter((x) => x.uncorrected > 0).length} of 20 would (${res.aa.reduce((a, x) => a + x.uncorrected, 0)} rows in all; ${res.aa[0]?.tested ?? 0} rows tested per comparison).
 - tokenize +10 %, 5 runs a side: flagged slower in **${res.power10.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power10.filter((x) => x.wrongSign).length}.
 - tokenize +20 %, 3 runs a side: flagged slower in **${res.power20.filter((x) => x.found).length} of 20** (target ≥ 16), faster in ${res.power20.filter((x) => x.wrongSign).length}.
-- \`--paired\` (round r's base run beside round r's run of the variant, recorded in turns): A/A (random pairs of
+${res.pthread10?.length ? `- inflate_block +10 % (\`startup_inf110\`), on the two decoder pthreads (self time ${res.inflate.base.mean.toFixed(0)} samples a run,
+  CV ${(100 * res.inflate.base.cv).toFixed(1)} %), 5 runs a side: flagged slower in **${res.pthread10.filter((x) => x.found).length} of 20** (target ≥ 16), faster in
+  ${res.pthread10.filter((x) => x.wrongSign).length}; paired: **${res.paired.pthread10.filter((x) => x.found).length} of 20**.
+` : ''}- \`--paired\` (round r's base run beside round r's run of the variant, recorded in turns): A/A (random pairs of
   base runs) **${res.paired.aa.filter((x) => x.flagged.length).length} of 20**; +10 %, 5 pairs: **${res.paired.power10.filter((x) => x.found).length} of 20**
   (faster ${res.paired.power10.filter((x) => x.wrongSign).length}); +20 %, 3 pairs: **${res.paired.power20.filter((x) => x.found).length} of 20** (faster ${res.paired.power20.filter((x) => x.wrongSign).length}).
 ${res.counts?.power5.length ? `- Exact call counts (the instrumented sample, and its tok110: tokenize called 27 times for 24, +12.5 %, its work +10 %),
