@@ -277,7 +277,7 @@ export function diffSection(res, command) {
   const rows = (xs) => xs.map((x, i) => `| ${i + 1} | ${x.verdict} | ${pct(x.pct)} | ${x.q === null ? '–' : x.q.toFixed(3)} |`).join('\n');
   const aaFlag = res.aa.filter((x) => x.flagged.length);
   const tierNote = res.tier && res.tier !== 'default'
-    ? ` Recorded with \`record --tier ${res.tier}\` (the optimizing tier from the first call).` : " The engine's own tiering (record's default).";
+    ? ` Recorded with \`record --tier ${res.tier}\` (the optimizing tier from the first call). On 2 cores the sampler loses its ticks while the workers compile the module with TurboFan (one run: no sample in \`main()\`'s first ~0.8 s), and tokenize, first in \`main()\`, is sampled in part or not at all: its time here is that gap's, not the function's.` : " The engine's own tiering (record's default).";
   return `## ${res.tier && res.tier !== 'default' ? `13b. wasmtrace diff, ${res.tier} tier` : '13. wasmtrace diff'} on real recordings: false alarms, power, speed
 
 \`${command}\` (\`bench/diff.mjs\`), headless Chromium. ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'};
