@@ -83,6 +83,20 @@ function findSources(dir) {
   return cjson && zlib ? { cjson: join(dir, cjson), zlib: join(dir, zlib) } : null;
 }
 
+function findOne(dir, prefix, marker) {
+  return readdirSync(dir).some((n) => n.startsWith(prefix) && existsSync(join(dir, n, marker)));
+}
+
+/** The Debian or Ubuntu release's codename (bookworm), or '' when unknown. */
+function releaseCodename() {
+  try {
+    const m = /^VERSION_CODENAME=["']?([a-z0-9-]+)/m.exec(readFileSync('/etc/os-release', 'utf8'));
+    return m ? m[1] : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The cJSON and zlib sources: those already present, else fetched with
  * `apt-get source` (Debian, Ubuntu) into depsDir. progress(line) is told
@@ -104,11 +118,26 @@ export function ensureDeps({ env = process.env, progress = () => {} } = {}) {
   if (apt.error) throw new NativeError(`the cJSON and zlib sources are not in ${dir}, and there is no apt-get to fetch them: ${manual}`);
   mkdirSync(dir, { recursive: true });
   progress(`fetching the cJSON and zlib sources into ${dir} (apt-get source cjson zlib)`);
-  // Bounded: a hung apt-get (a lock, a dead mirror) must not hang deps.
-  const r = spawnSync('apt-get', ['source', '-qq', 'cjson', 'zlib'], { cwd: dir, encoding: 'utf8', timeout: 300000, killSignal: 'SIGKILL' });
+  // One package at a time, newest first; a mirror may list a security update
+  // whose source files it does not hold (seen: zlib's, 404), so then the
+  // release's own version (pkg/<codename>), as scripts/setup.sh does.
+  const codename = releaseCodename();
+  const has = { cjson: () => findOne(dir, 'cjson-', 'cJSON.c'), zlib: () => findOne(dir, 'zlib-', 'deflate.c') };
+  let why = '';
+  for (const pkg of ['cjson', 'zlib']) {
+    for (const spec of [pkg, ...(codename ? [`${pkg}/${codename}`] : [])]) {
+      if (has[pkg]()) break;
+      // Bounded: a hung apt-get (a lock, a dead mirror) must not hang deps.
+      const r = spawnSync('apt-get', ['source', '-qq', spec], { cwd: dir, encoding: 'utf8', timeout: 300000, killSignal: 'SIGKILL' });
+      if (r.status === 0 && has[pkg]()) {
+        if (spec !== pkg) progress(`${pkg}: the newest source is not on the mirror; took ${codename}'s`);
+        break;
+      }
+      why = r.error?.code === 'ETIMEDOUT' ? 'no answer in 5 minutes' : (r.stderr || r.error?.message || '').trim().split('\n').filter(Boolean).pop() ?? '';
+    }
+  }
   const got = findSources(dir);
-  if (r.status !== 0 || !got) {
-    const why = r.error?.code === 'ETIMEDOUT' ? 'no answer in 5 minutes' : (r.stderr || r.error?.message || '').trim().split('\n').filter(Boolean).pop() ?? '';
+  if (!got) {
     throw new NativeError(`'apt-get source cjson zlib' failed${why ? ` (${why})` : ''}: enable source packages (a deb-src entry) or ${manual}`);
   }
   return { ...got, fetched: true };
