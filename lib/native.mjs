@@ -75,16 +75,20 @@ export function libraryPrefix(version, env = process.env) {
   return join(env.WASMTRACE_CACHE || join(cacheHome(env), 'wasmtrace'), `lib-${VERSION}-emcc-${version}`);
 }
 
-function findSources(dir) {
-  if (!existsSync(dir)) return null;
-  const names = readdirSync(dir);
-  const cjson = names.find((n) => n.startsWith('cjson-') && existsSync(join(dir, n, 'cJSON.c')));
-  const zlib = names.find((n) => n.startsWith('zlib-') && existsSync(join(dir, n, 'deflate.c')));
-  return cjson && zlib ? { cjson: join(dir, cjson), zlib: join(dir, zlib) } : null;
+// Each source package: the prefix of its unpacked directory and a file in it.
+const SOURCES = { cjson: ['cjson-', 'cJSON.c'], zlib: ['zlib-', 'deflate.c'] };
+
+/** The unpacked directory of package pkg under dir, or undefined. */
+function findOne(dir, pkg) {
+  const [prefix, marker] = SOURCES[pkg];
+  const n = existsSync(dir) ? readdirSync(dir).find((x) => x.startsWith(prefix) && existsSync(join(dir, x, marker))) : undefined;
+  return n && join(dir, n);
 }
 
-function findOne(dir, prefix, marker) {
-  return readdirSync(dir).some((n) => n.startsWith(prefix) && existsSync(join(dir, n, marker)));
+function findSources(dir) {
+  const cjson = findOne(dir, 'cjson');
+  const zlib = findOne(dir, 'zlib');
+  return cjson && zlib ? { cjson, zlib } : null;
 }
 
 /** The Debian or Ubuntu release's codename (bookworm), or '' when unknown. */
@@ -122,14 +126,13 @@ export function ensureDeps({ env = process.env, progress = () => {} } = {}) {
   // whose source files it does not hold (seen: zlib's, 404), so then the
   // release's own version (pkg/<codename>), as scripts/setup.sh does.
   const codename = releaseCodename();
-  const has = { cjson: () => findOne(dir, 'cjson-', 'cJSON.c'), zlib: () => findOne(dir, 'zlib-', 'deflate.c') };
   let why = '';
-  for (const pkg of ['cjson', 'zlib']) {
+  for (const pkg of Object.keys(SOURCES)) {
     for (const spec of [pkg, ...(codename ? [`${pkg}/${codename}`] : [])]) {
-      if (has[pkg]()) break;
+      if (findOne(dir, pkg)) break;
       // Bounded: a hung apt-get (a lock, a dead mirror) must not hang deps.
       const r = spawnSync('apt-get', ['source', '-qq', spec], { cwd: dir, encoding: 'utf8', timeout: 300000, killSignal: 'SIGKILL' });
-      if (r.status === 0 && has[pkg]()) {
+      if (r.status === 0 && findOne(dir, pkg)) {
         if (spec !== pkg) progress(`${pkg}: the newest source is not on the mirror; took ${codename}'s`);
         break;
       }
