@@ -4,8 +4,9 @@
 # leaves out wasm-next, WASMTRACE_SKIP_6=1 wasm-6); `build.sh demo`: only what
 # `npm run demo` runs (the library and samples/startup, in the wasm tree:
 # its tests and benchmarks are npm test's and npm run bench's to build).
-# wasm: the library, samples and
-# test apps, and the native unit tests as Node programs, with the emcc first
+# wasm: the library, samples,
+# test apps, benchmark programs (`all` leaves them out: npm test uses none)
+# and the native unit tests as Node programs, with the emcc first
 # on PATH, into $WASMTRACE_WASM_BUILD (default build/wasm); wasm-next: the
 # same with the Emscripten that scripts/setup-emscripten.sh installs, into
 # build/wasm-3.1.69; wasm-6: the same with Emscripten 6.x in the root that
@@ -46,7 +47,10 @@ build_wasm() {
   grep -E 'warning|error' "$log-build.log" | grep -v 'Wpthreads-mem-growth' || true
   echo "wasmtrace build: wasm OK ($dir, $(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
 }
-if [ "$what" = all ] || [ "$what" = wasm ]; then
+if [ "$what" = wasm ]; then
+  # The benchmark programs too (not in the tree's `all`: npm test uses none).
+  WT_BUILD_TARGETS="all wasmtrace_bench" build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
+elif [ "$what" = all ]; then
   build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
 fi
 if [ "$what" = demo ]; then

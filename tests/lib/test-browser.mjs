@@ -16,6 +16,18 @@ export const inFirefox = testBrowser === 'firefox';
 // Chromium), so that the two runs never read each other's files.
 export const browserSuffix = testBrowser === 'chromium' ? '' : `-${testBrowser}`;
 
+// The test that does not depend on the app's toolchain or on the browser
+// (the CLI's own options, a config the page's JS refuses, the router's
+// checks) runs once, in the suite's first pass (Chromium on the default
+// tree, build/wasm): the other passes re-run what the toolchain or the
+// browser can change, and npm test must fit CI's time on two cores.
+// `{ skip: notFirstPass }` on such a test says why elsewhere.
+const defaultTree = !process.env.WASMTRACE_WASM_BUILD;
+export const notFirstPass = !(testBrowser === 'chromium' && defaultTree) &&
+  'depends on neither the toolchain nor the browser: runs in the first pass (Chromium, build/wasm)';
+/** Outside the default tree, why a test that depends on the browser but not on the toolchain is skipped. */
+export const notDefaultTree = !defaultTree && 'depends on the browser, not the toolchain: runs on build/wasm';
+
 /** The `wasmtrace record` options that select the browser under test. */
 export const recordArgs = ['--browser', testBrowser];
 
