@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { readProfile } from '../../lib/profile.mjs';
 import { assertRan } from '../../js/playwright.mjs';
 import { buildSuffix, wasmBuildDir } from '../lib/build-dir.mjs';
-import { browserSuffix, inFirefox, recordArgs } from '../lib/test-browser.mjs';
+import { browserSuffix, inFirefox, notDefaultTree, recordArgs } from '../lib/test-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/wasmtrace.mjs');
