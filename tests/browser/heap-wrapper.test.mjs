@@ -10,8 +10,9 @@
 //    truth in most of 30 independent samplings of one workload.
 // Nothing here depends on machine speed: the exact run paces its loops so
 // that the shim's queue keeps up, and if a loaded machine's worker still
-// fell behind (the trace counts it, and the report then says "not exact"),
-// the page is recorded again, up to 3 times.
+// fell behind (the queue or the address set filled before its drain; the
+// trace counts it, and the report then says "not exact"), the page is
+// recorded again, up to 3 times.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -36,8 +37,12 @@ describe('a Lua-shaped heap at "sampleBytes": 1: exact past 100,000 live blocks'
       assert.equal(s.state, 'stopped', `${s.state}: ${s.error ?? ''}`);
       profile = readProfile(s.bytes);
       const d = profile.stats.heap.dropped;
-      // A worker that fell behind on a loaded machine: counted, said, recorded again.
-      if (d.queueFull && attempts < 3) {
+      // A worker that fell behind on a loaded machine: counted, said, recorded
+      // again. Both drops are that: the queue filled before the worker
+      // drained it, or the address set filled before the worker's drain
+      // grew it (wt_heap_grow runs there; seen once in CI-like load: one
+      // sample, 169 bytes).
+      if ((d.queueFull || d.setFull) && attempts < 3) {
         assert.match(textHeapReport(heapView(profile)), /not exact: each figure below may be low by up to/);
         continue;
       }
