@@ -47,6 +47,31 @@ build_wasm() {
   grep -E 'warning|error' "$log-build.log" | grep -v 'Wpthreads-mem-growth' || true
   echo "wasmtrace build: wasm OK ($dir, $(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
 }
+# Emscripten 6.x's root, when `setup.sh --defer-6` left it to this build
+# (npm test): made in the background (~4 min of downloads and unpacking)
+# while the first trees build, waited for before its own tree.
+six_setup_pid=
+if [ "$what" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ] && [ -f .deps/emscripten-6.deferred ]; then
+  mkdir -p build
+  echo "wasmtrace build: making Emscripten 6.x's root in the background (build/setup-emscripten6.log)"
+  bash scripts/setup-emscripten6.sh --quiet >build/setup-emscripten6.log 2>&1 &
+  six_setup_pid=$!
+  # A failed build above stops the root's making too (a rerun starts it again).
+  trap '[ -z "$six_setup_pid" ] || kill "$six_setup_pid" 2>/dev/null || true' EXIT
+fi
+wait_six_setup() {
+  [ -n "$six_setup_pid" ] || return 0
+  local pid=$six_setup_pid
+  six_setup_pid=
+  if wait "$pid"; then
+    rm -f .deps/emscripten-6.deferred
+    echo "wasmtrace build: Emscripten 6.x's root is ready"
+  else
+    tail -30 build/setup-emscripten6.log
+    echo "wasmtrace build: making Emscripten 6.x's root failed (build/setup-emscripten6.log; bash scripts/setup-emscripten6.sh retries)" >&2
+    exit 1
+  fi
+}
 if [ "$what" = wasm ]; then
   # The benchmark programs too (not in the tree's `all`: npm test uses none).
   WT_BUILD_TARGETS="all wasmtrace_bench" build_wasm "${WASMTRACE_WASM_BUILD:-build/wasm}"
@@ -77,6 +102,7 @@ if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_NEXT:-0}" != 1 ]; } || [ "$what" =
   other_toolchain 3.1.69 setup-emscripten.sh build/wasm-3.1.69 wasm-next
 fi
 if { [ "$what" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ]; } || [ "$what" = wasm-6 ]; then
+  wait_six_setup
   other_toolchain 6.x setup-emscripten6.sh build/wasm-6 wasm-6
 fi
 if [ "$what" = all ] || [ "$what" = host ]; then

@@ -14,7 +14,7 @@ const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scr
 
 /** The arguments an npm script gives scripts/setup.sh. */
 function setupArgs(script) {
-  const m = /bash scripts\/setup\.sh((?: [a-z-]+)*?)(?: &&|$)/.exec(scripts[script] ?? '');
+  const m = /bash scripts\/setup\.sh((?: [a-z0-9-]+)*?)(?: &&|$)/.exec(scripts[script] ?? '');
   assert.ok(m, `npm run ${script} does not run scripts/setup.sh: ${scripts[script]}`);
   return m[1].trim().split(/\s+/).filter(Boolean);
 }
