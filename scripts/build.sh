@@ -56,7 +56,9 @@ if [ "$what" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ] && [ -f .deps/emscript
   echo "wasmtrace build: making Emscripten 6.x's root in the background (build/setup-emscripten6.log)"
   bash scripts/setup-emscripten6.sh --quiet >build/setup-emscripten6.log 2>&1 &
   six_setup_pid=$!
-  # A failed build above stops the root's making too (a rerun starts it again).
+  # A failed build above stops the script that makes the root, so it never
+  # marks the root ready (a running mmdebstrap may finish on its own); the
+  # next npm test makes it again.
   trap '[ -z "$six_setup_pid" ] || kill "$six_setup_pid" 2>/dev/null || true' EXIT
 fi
 wait_six_setup() {
