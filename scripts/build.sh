@@ -48,7 +48,7 @@ build_wasm() {
   echo "wasmtrace build: wasm OK ($dir, $(emcc --version 2>/dev/null | sed -n '1s/.*) \([0-9][0-9.]*\).*/emcc \1/p'))"
 }
 # Emscripten 6.x's root, when `setup.sh --defer-6` left it to this build
-# (npm test): made in the background (~4 min of downloads and unpacking)
+# (npm test): made in the background (~3.5 min of downloads and unpacking)
 # while the first trees build, waited for before its own tree.
 six_setup_pid=
 if [ "$what" = all ] && [ "${WASMTRACE_SKIP_6:-0}" != 1 ] && [ -f .deps/emscripten-6.deferred ]; then
