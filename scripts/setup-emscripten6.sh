@@ -57,6 +57,10 @@ write_wrappers() {
 # one Emscripten; the check cost one compile 0.76 -> 0.42 s here (a whole
 # tree's build: no measurable change, 497 -> 504 s).
 set -euo pipefail
+# Called from inside the root (CMake there, regenerating a tree after a
+# CMakeLists.txt changed, runs the compiler it recorded: this wrapper): run
+# the command here, as a second unshare inside the chroot fails.
+[ "${WASMTRACE_IN_EMSCRIPTEN6_ROOT:-}" = 1 ] && exec "$@"
 here=$(cd "$(dirname "$0")" && pwd -P)
 sysroot=$here/root
 checkout=$(cd "$here/../.." && pwd -P)
@@ -75,7 +79,7 @@ exec unshare --mount --propagation private -- /bin/bash -c '
     mkdir -p "$sysroot$1"; mount --bind "$1" "$sysroot$1"; shift
   done
   exec chroot "$sysroot" /usr/bin/env -u EM_CONFIG -u EM_CACHE -u NODE_PATH -C "$cwd" \
-    PATH=/usr/local/bin:/usr/bin:/bin EMCC_SKIP_SANITY_CHECK=1 "$@"' enter "$sysroot" "$cwd" "${#binds[@]}" "${binds[@]}" "$@"
+    PATH=/usr/local/bin:/usr/bin:/bin EMCC_SKIP_SANITY_CHECK=1 WASMTRACE_IN_EMSCRIPTEN6_ROOT=1 "$@"' enter "$sysroot" "$cwd" "${#binds[@]}" "${binds[@]}" "$@"
 EOF
   chmod +x "$dest/enter"
   local tool

@@ -52,6 +52,7 @@ static _Atomic uint32_t enqueue_pos;
  * registers it, so that this module needs nothing above it. */
 static void (*_Atomic waker)(void);
 static uint32_t dequeue_pos; /* the worker's */
+static _Atomic uint32_t drained_pos; /* dequeue_pos after each drain, for any thread to read */
 
 /* Fibonacci hashing: the product's high bits mix every bit of the address
  * (its low bits would not: blocks a power of two apart would collide). */
@@ -427,7 +428,14 @@ size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx) {
     dequeue_pos++;
     n++;
   }
+  atomic_store_explicit(&drained_pos, dequeue_pos, memory_order_release);
   return n;
+}
+
+uint32_t wt_heap_backlog(void) {
+  if (!atomic_load_explicit(&queue, memory_order_acquire)) return 0;
+  uint32_t drained = atomic_load_explicit(&drained_pos, memory_order_acquire);
+  return atomic_load_explicit(&enqueue_pos, memory_order_relaxed) - drained;
 }
 
 void wt_heap_counts_get(wt_heap_counts *out) {
@@ -452,6 +460,7 @@ void wt_heap_counts_get(wt_heap_counts *out) {
 void wt_heap_reset_for_testing(void) {
   atomic_store_explicit(&interval_now, 0, memory_order_relaxed);
   dequeue_pos = 0;
+  atomic_store_explicit(&drained_pos, 0, memory_order_relaxed);
   atomic_store_explicit(&enqueue_pos, 0, memory_order_relaxed);
   uint32_t n = atomic_exchange_explicit(&ntables, 0, memory_order_relaxed);
   for (uint32_t k = 0; k < n; k++) wt_mem_free(atomic_exchange_explicit(&tables[k], NULL, memory_order_relaxed));

@@ -173,6 +173,12 @@ size_t wt_heap_drain(void (*fn)(const wt_heap_entry *e, void *ctx), void *ctx);
  * before were drained while it was not running. Worker only. */
 uint32_t wt_heap_drain_position(void);
 
+/* Entries taken from the queue and not yet given back by a drain: a
+ * moment's count, any thread. A test app that must lose nothing at one
+ * sample per allocation waits on it (tests/heap/pace.h); the shim never
+ * does (a full queue drops and counts). */
+uint32_t wt_heap_backlog(void);
+
 void wt_heap_counts_get(wt_heap_counts *out);
 
 /* The worker's check after a drain: adds the address set's next table when

@@ -8,11 +8,13 @@
 //    names as a wrapper it went past), and the full stack is kept;
 //  - at a sampling interval, the live-at-stop 95 % interval covers the
 //    truth in most of 30 independent samplings of one workload.
-// Nothing here depends on machine speed: the exact run paces its loops so
-// that the shim's queue keeps up, and if a loaded machine's worker still
-// fell behind (the queue or the address set filled before its drain; the
-// trace counts it, and the report then says "not exact"), the page is
-// recorded again, up to 3 times.
+// Nothing here depends on machine speed: in the exact run the app waits
+// whenever wasmtrace's worker has a quarter of the shim's queue undrained
+// (tests/heap/pace.h; CI's 6.0.5 pass once lost samples three recordings
+// in a row under a timed pace alone), and if a worker still fell behind
+// (the queue or the address set filled before its drain; the trace counts
+// it, and the report then says "not exact"), the page is recorded again,
+// up to 3 times.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';

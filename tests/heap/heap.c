@@ -27,14 +27,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pace.h"
 #include "wasmtrace/wasmtrace.h"
 
-/* A sampled allocation waits in a bounded queue until wasmtrace's worker
- * drains it (heap.h): at one sample per allocation, the loops pause now
- * and then so that a busy test machine's worker keeps up (the queue holds
- * 80 ms of this pace; drops are counted, and the test wants none). */
+/* At one sample per allocation, the loops wait for wasmtrace's worker
+ * whenever it falls behind (pace.h: drops are counted, and the test wants
+ * none), and pause now and then as before. */
 static void pace(int i) {
-  if ((i & 63) == 63) usleep(5000); /* <= 128 entries per 5 ms: 80 ms before 2,048 fill */
+  pace_wait_for_worker();
+  if ((i & 63) == 63) usleep(5000);
 }
 
 static void *kept[20000];

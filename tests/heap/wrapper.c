@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pace.h"
+
 /* What the app holds now, by its own count, and its largest. */
 static size_t total, peak;
 
@@ -48,13 +50,13 @@ __attribute__((noinline)) static void *l_alloc(void *ud, void *ptr, size_t osize
  * inline the wrapper away. */
 static void *(*volatile frealloc)(void *, void *, size_t, size_t) = l_alloc;
 
-/* A sampled allocation waits in a bounded queue until wasmtrace's worker
- * drains it (heap.h): at one sample per allocation the loops pause now and
- * then so that a busy machine's worker keeps up (32 ms of this pace fill
- * the 2,048 entries; a drop is counted, and the test then records again). */
+/* At one sample per allocation the loops wait for wasmtrace's worker
+ * whenever it falls behind (pace.h), and pause now and then as before. */
 static int paced;
 static void pace(void) {
-  if (paced && (++paced & 63) == 0) usleep(1000);
+  if (!paced) return;
+  pace_wait_for_worker();
+  if ((++paced & 63) == 0) usleep(1000);
 }
 
 static uint32_t lcg = 12345;

@@ -85,6 +85,29 @@ WT_TEST(interval_one_should_sample_every_allocation_of_a_byte_or_more) {
   CHECK_EQ_U64(t.alloc_bytes, bytes);
 }
 
+WT_TEST(the_backlog_should_count_entries_queued_and_not_yet_drained) {
+  setup();
+  CHECK_EQ_U64(wt_heap_backlog(), 0);
+  REQUIRE(wt_heap_request(1));
+  static tally t;
+  memset(&t, 0, sizeof t);
+  for (uint32_t i = 0; i < 300; i++) shim_alloc(0x21000000 + (uintptr_t)i * 16, 32);
+  CHECK_EQ_U64(wt_heap_backlog(), 300);
+  shim_free(0x21000000);
+  CHECK_EQ_U64(wt_heap_backlog(), 301); /* a sampled block's free is an entry too */
+  wt_heap_drain(count, &t);
+  CHECK_EQ_U64(wt_heap_backlog(), 0);
+  CHECK_EQ_U64(t.allocs, 300);
+  /* A full queue: the backlog stays at its size, the drops are counted. */
+  for (uint32_t i = 0; i < WT_HEAP_QUEUE + 10; i++) shim_alloc(0x22000000 + (uintptr_t)i * 16, 32);
+  CHECK_EQ_U64(wt_heap_backlog(), WT_HEAP_QUEUE);
+  wt_heap_counts c;
+  wt_heap_counts_get(&c);
+  CHECK_EQ_U64(c.queue_full, 10);
+  wt_heap_drain(count, &t);
+  CHECK_EQ_U64(wt_heap_backlog(), 0);
+}
+
 WT_TEST(an_app_without_the_shim_should_get_no_buffers_until_the_shim_runs) {
   wt_runtime_reset_for_testing(~0ull);
   CHECK_EQ_INT(wt_heap_linked(), 0);
@@ -296,6 +319,7 @@ WT_TEST(a_set_the_heap_rule_keeps_from_growing_should_drop_samples_and_count_the
 int main(int argc, char **argv) {
   static const wt_test tests[] = {
       WT_TEST_ENTRY(weights_should_make_each_allocation_count_for_its_size_on_average),
+      WT_TEST_ENTRY(the_backlog_should_count_entries_queued_and_not_yet_drained),
       WT_TEST_ENTRY(an_app_without_the_shim_should_get_no_buffers_until_the_shim_runs),
       WT_TEST_ENTRY(allocations_should_be_sampled_with_probability_one_minus_exp_of_size_over_interval),
       WT_TEST_ENTRY(wasmtrace_own_allocations_should_never_be_sampled),
