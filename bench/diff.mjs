@@ -44,11 +44,20 @@
 //                                    at 200 us), reading included (target
 //                                    < 2000 ms)
 // The splits reuse the same recordings, so the 20 comparisons are not
-// independent: the figures are counts over these recordings.
+// independent: the figures are counts over these recordings. Hence:
+//   diff.aa.fresh.*                  WT_DIFF_PART=aa-fresh: 20 A/A
+//                                    comparisons that share no recording:
+//                                    each records the instrumented sample
+//                                    10 times, in turns A B A B ... (a
+//                                    drift in the machine's load falls on
+//                                    both sides alike), and diffs 5 + 5:
+//                                    time alarms (target <= 1 of 20) and
+//                                    changed call counts (<= 1 of 20)
 //   bash scripts/build.sh wasm && node bench/diff.mjs
 //   WT_DIFF_ROUNDS=N   rounds of recordings (default 10)
 //   WT_DIFF_WRITE=0    print only: leave docs/ alone
 //   WT_DIFF_TIER=optimized   record with record --tier optimized (figures diff.optimized.*, section 13b)
+//   WT_DIFF_PART=aa-fresh    only the independent A/A (figures diff.aa.fresh.*, section 13c; ~200 recordings)
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -201,6 +210,60 @@ export async function speed(wasm, dir) {
   return { ms, samples, tested: res.tested };
 }
 
+/**
+ * Independent A/A: `comparisons` comparisons, each of 10 fresh recordings
+ * of the instrumented sample recorded in turns (A B A B ...), none shared.
+ * Each recording is deleted once its comparison is read.
+ */
+export async function freshAa(wasm, dir, comparisons = TRIALS, log = () => {}) {
+  const out = [];
+  for (let c = 0; c < comparisons; c++) {
+    const sides = { a: [], b: [] };
+    const base = join(dir, `aa-${c + 1}`);
+    for (let i = 0; i < 10; i++) {
+      const side = i % 2 ? 'b' : 'a';
+      const d = join(base, `run-${i + 1}`);
+      await cli('record', join(wasm, 'samples', BUILDS.ibase), '--out', d, ...RECORD);
+      sides[side].push(join(d, 'startup.json.gz'));
+    }
+    const res = compare(readSide(sides.a, 'a'), readSide(sides.b, 'b'));
+    out.push({ flagged: flaggedRows(res).map((r) => `${r.verdict} ${r.kind} ${r.name}`), uncorrected: uncorrectedRows(res).length,
+      tested: res.tested, changed: res.calls?.changed ?? null, varies: res.calls?.varies ?? null, counted: res.calls?.rows.length ?? 0 });
+    rmSync(base, { recursive: true, force: true });
+    log(`diff bench: fresh A/A ${c + 1}/${comparisons}: ${out.at(-1).flagged.length} rows flagged, ${out.at(-1).changed} counts changed`);
+  }
+  return out;
+}
+
+export function freshAaFigures(aa) {
+  const n = (k) => aa.filter(k).length;
+  return [
+    figure('diff.aa.fresh.false_alarm_comparisons', 'of 20', { median: n((x) => x.flagged.length > 0), n: aa.length }, { target: '<= 1' }),
+    figure('diff.aa.fresh.uncorrected_alarm_comparisons', 'of 20', { median: n((x) => x.uncorrected > 0), n: aa.length }),
+    figure('diff.calls.aa.fresh.changed_comparisons', 'of 20', { median: n((x) => x.changed !== 0), n: aa.length }, { target: '<= 1' }),
+  ];
+}
+
+export function freshAaSection(aa, command, load) {
+  const flagged = aa.filter((x) => x.flagged.length);
+  const changed = aa.filter((x) => x.changed !== 0);
+  return `## 13c. wasmtrace diff: A/A on fresh recordings
+
+\`${command}\` (\`bench/diff.mjs\`), headless Chromium. ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'};
+load average ${load.before.map((x) => x.toFixed(2)).join(' / ')} before, ${load.after.map((x) => x.toFixed(2)).join(' / ')} after; Node ${process.version}.
+
+${aa.length} A/A comparisons that share no recording (section 13's splits reuse ten runs): each records the
+instrumented sample (\`startup_instrumented\`, exact call counts on) 10 times in turns, A B A B ..., so that a
+drift in the machine's load falls on both sides alike, and diffs the 5 A runs against the 5 B runs.
+
+- time: **${flagged.length} of ${aa.length}** comparisons flag any row slower or faster (target ≤ 1)${flagged.length ? `: ${flagged.map((x) => x.flagged.join(', ')).join('; ')}` : ''};
+  with each row's uncorrected p ≤ 0.05 instead, ${aa.filter((x) => x.uncorrected > 0).length} of ${aa.length} would (${aa.reduce((a, x) => a + x.uncorrected, 0)} rows in all;
+  ${aa[0]?.tested ?? 0} rows tested per comparison).
+- exact call counts: a count changed in **${changed.length} of ${aa.length}** (target ≤ 1; ${aa[0]?.counted ?? 0} functions counted);
+  a count varied within a side in ${aa.filter((x) => x.varies !== 0).length}.
+`;
+}
+
 export async function diffBench({ wasm, rounds = ROUNDS, log = () => {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-bench-'));
   try {
@@ -328,6 +391,24 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
   const wasm = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
   const t0 = Date.now();
   const log = (m) => console.error(`wasmtrace diff bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
+  if (process.env.WT_DIFF_PART === 'aa-fresh') {
+    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-aa-'));
+    try {
+      const before = loadavg();
+      const aa = await freshAa(wasm, dir, TRIALS, log);
+      const figs = freshAaFigures(aa);
+      for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
+      const text = freshAaSection(aa, 'WT_DIFF_PART=aa-fresh node bench/diff.mjs', { before, after: loadavg() });
+      if (process.env.WT_DIFF_WRITE !== '0') {
+        writeFigures(figs);
+        replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text));
+      }
+      console.log(text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    process.exit(0);
+  }
   const res = await diffBench({ wasm, log });
   for (const l of diffLines(res)) console.log(l);
   console.log(`machine loop ms: ${res.machine.loops.map((x) => x.toFixed(0)).join(' ')}`);
