@@ -5,9 +5,9 @@
  * fill the queue (or the address set, which grows on the worker's drain)
  * faster than the worker runs. The app waits instead: while a quarter of
  * the queue is undrained, it sleeps a millisecond at a time (the shim
- * wakes the worker at each quarter). A worker that never drains (the
- * session failed) stops the waiting after 5 s in all, and the drops are
- * then counted as usual. Not product code: wt_heap_backlog is internal. */
+ * wakes the worker at each quarter). A worker that does not drain for 5 s
+ * (the session failed) ends the waiting for good, and the drops are then
+ * counted as usual. Not product code: wt_heap_backlog is internal. */
 #ifndef WT_TEST_HEAP_PACE_H
 #define WT_TEST_HEAP_PACE_H
 
@@ -15,12 +15,12 @@
 
 #include "heap.h"
 
-static int pace_waited_ms;
+static volatile int pace_gave_up;
 
 static void pace_wait_for_worker(void) {
-  while (pace_waited_ms < 5000 && wt_heap_backlog() >= WT_HEAP_QUEUE / 4) {
-    usleep(1000);
-    pace_waited_ms++;
+  for (int ms = 0; !pace_gave_up && wt_heap_backlog() >= WT_HEAP_QUEUE / 4; ms++) {
+    if (ms == 5000) pace_gave_up = 1;
+    else usleep(1000);
   }
 }
 
