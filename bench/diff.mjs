@@ -58,6 +58,12 @@
 //   WT_DIFF_WRITE=0    print only: leave docs/ alone
 //   WT_DIFF_TIER=optimized   record with record --tier optimized (figures diff.optimized.*, section 13b)
 //   WT_DIFF_PART=aa-fresh    only the independent A/A (figures diff.aa.fresh.*, section 13c; ~200 recordings)
+//   WT_DIFF_PART=calls-pthread  only the exact counts of a +10 % change on
+//                            the decoder pthreads: the instrumented sample
+//                            and its inf110 (27 calls of inflate_round per
+//                            block for 24), in turns, WT_DIFF_ROUNDS rounds;
+//                            20 trials at 5 runs a side and at 1 (figures
+//                            diff.calls.power.pthread_*, section 13d)
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -73,6 +79,8 @@ const ROUNDS = Number(process.env.WT_DIFF_ROUNDS || 10);
 const TRIALS = 20;
 const BUILDS = { base: 'startup', tok110: 'startup_tok110', tok120: 'startup_tok120', inf110: 'startup_inf110',
   ibase: 'startup_instrumented', itok110: 'startup_instrumented_tok110' };
+// The pthread's exact counts: only WT_DIFF_PART=calls-pthread records it.
+const IINF110 = 'startup_instrumented_inf110';
 
 const cli = (...args) => new Promise((ok, fail) => {
   execFile(process.execPath, [join(root, 'bin/wasmtrace.mjs'), ...args], { maxBuffer: 16 << 20 },
@@ -233,6 +241,62 @@ export async function freshAa(wasm, dir, comparisons = TRIALS, log = () => {}) {
     log(`diff bench: fresh A/A ${c + 1}/${comparisons}: ${out.at(-1).flagged.length} rows flagged, ${out.at(-1).changed} counts changed`);
   }
   return out;
+}
+
+/** The pthread's exact counts: { ibase, iinf110 } recorded in turns, then the trials. */
+export async function pthreadCounts(wasm, dir, rounds, log = () => {}) {
+  const builds = { ibase: BUILDS.ibase, iinf110: IINF110 };
+  const files = { ibase: [], iinf110: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const b of r % 2 ? ['iinf110', 'ibase'] : ['ibase', 'iinf110']) {
+      const d = join(dir, b, `run-${String(r + 1).padStart(2, '0')}`);
+      await cli('record', join(wasm, 'samples', builds[b]), '--out', d, ...RECORD);
+      files[b].push(join(d, 'startup.json.gz'));
+    }
+    log(`diff bench: round ${r + 1}/${rounds} recorded`);
+  }
+  const runs = { ibase: readSide(files.ibase, 'base'), iinf110: readSide(files.iinf110, 'new') };
+  const random = rng(40);
+  const trial = (n) => {
+    const out = [];
+    for (let t = 0; t < TRIALS; t++) {
+      const res = compare(shuffled(runs.ibase, random).slice(0, n), shuffled(runs.iinf110, random).slice(0, n));
+      const row = res.calls?.rows.find((x) => x.name === 'inflate_round');
+      const time = res.rows.find((x) => x.kind === 'self' && x.name === 'inflate_round');
+      out.push({ found: row?.verdict === 'changed', others: (res.calls?.changed ?? 0) - (row?.verdict === 'changed' ? 1 : 0),
+        base: row?.baseRuns[0] ?? null, next: row?.newRuns[0] ?? null, timeVerdict: time?.verdict ?? 'absent' });
+    }
+    return out;
+  };
+  return { rounds, power5: trial(5), power1: trial(1) };
+}
+
+export function pthreadCountsFigures(res) {
+  const n = (xs, k) => xs.filter(k).length;
+  return [
+    figure('diff.calls.power.pthread_10pct_5runs', 'of 20', { median: n(res.power5, (x) => x.found), n: res.power5.length }, { target: '>= 16' }),
+    figure('diff.calls.power.pthread_10pct_1run', 'of 20', { median: n(res.power1, (x) => x.found), n: res.power1.length }),
+    figure('diff.calls.settled_alone_pthread_5runs', 'of 20', { median: n(res.power5, (x) => x.found && x.others === 0), n: res.power5.length }),
+  ];
+}
+
+export function pthreadCountsSection(res, command, load) {
+  const p5 = res.power5, p1 = res.power1, ex = p5.find((x) => x.base !== null);
+  const n = (xs) => xs.filter((x) => x.found).length;
+  return `## 13d. wasmtrace diff: exact counts of a change on a pthread
+
+\`${command}\` (\`bench/diff.mjs\`), headless Chromium. ${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'};
+load average ${load.before.map((x) => x.toFixed(2)).join(' / ')} before, ${load.after.map((x) => x.toFixed(2)).join(' / ')} after; Node ${process.version}.
+
+${res.rounds} rounds, each recording the instrumented sample and \`startup_instrumented_inf110\` (inflate_block's work
++10 % on the two decoder pthreads, as 27 rounds of \`inflate_round\` per block for 24) in turns. Trials draw from
+these recordings with a seeded generator (not independent of each other).
+
+- 5 runs a side: inflate_round's count changed in **${n(p5)} of 20** (target ≥ 16${ex ? `; ${ex.base} -> ${ex.next} calls` : ''}),
+  ${p5.filter((x) => x.found && x.others === 0).length} with no other count changed (the counts settle it alone); the time verdicts on its self
+  time there: ${['slower', 'undecided', 'same', 'faster', 'absent'].map((v) => `${v} ${p5.filter((x) => x.timeVerdict === v).length}`).join(', ')}.
+- 1 run a side: **${n(p1)} of 20**.
+`;
 }
 
 export function freshAaFigures(aa) {
@@ -402,6 +466,24 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
         replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text));
+      }
+      console.log(text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    process.exit(0);
+  }
+  if (process.env.WT_DIFF_PART === 'calls-pthread') {
+    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-pthread-'));
+    try {
+      const before = loadavg();
+      const res = await pthreadCounts(wasm, dir, ROUNDS, log);
+      const figs = pthreadCountsFigures(res);
+      for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
+      const text = pthreadCountsSection(res, 'WT_DIFF_PART=calls-pthread node bench/diff.mjs', { before, after: loadavg() });
+      if (process.env.WT_DIFF_WRITE !== '0') {
+        writeFigures(figs);
+        replaceSection('## 13d. wasmtrace diff: exact counts of a change on a pthread', stampSections(text));
       }
       console.log(text);
     } finally {

@@ -40,12 +40,13 @@ static size_t make_config_text(char *buf, size_t cap) {
 
 /* The instrumented builds keep tokenize a function of its own, so that
  * they count its calls, one per pass (their tok110 variant changes that
- * count: wasmtrace diff's exact counts). The other builds leave inlining
- * to the compilers: one long call of parse_config in all of them, so that
- * base and variants run in the same wasm tier (a noinline tokenize in the
- * base but inlined by wasm-opt in tok110 ran 3.4x faster there: tiered up
- * between its 24 short calls). */
-#ifdef SAMPLE_TOKENIZE_NOINLINE
+ * count: wasmtrace diff's exact counts), and inflate_round, one per round
+ * (their inf110 variant changes that one, on the decoder pthreads). The
+ * other builds leave inlining to the compilers: one long call of
+ * parse_config in all of them, so that base and variants run in the same
+ * wasm tier (a noinline tokenize in the base but inlined by wasm-opt in
+ * tok110 ran 3.4x faster there: tiered up between its 24 short calls). */
+#ifdef SAMPLE_NOINLINE
 __attribute__((noinline))
 #endif
 static uint64_t tokenize(const char *text, size_t n) {
@@ -89,20 +90,24 @@ static void parse_config(void) {
 #define SAMPLE_INFLATE_TENTHS 240
 #endif
 
-static void inflate_block(uint8_t *out, size_t n, uint64_t seed) {
-  WT_SCOPE("inflate_block");
-  uint64_t s = seed;
-  for (int round = 0; round < SAMPLE_INFLATE_TENTHS / 10; round++)
-    for (size_t i = 0; i < n; i++) {
-      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-      out[i] ^= (uint8_t)(s >> 56);
-    }
-#if SAMPLE_INFLATE_TENTHS % 10
-  for (size_t i = 0; i < n / 10 * (SAMPLE_INFLATE_TENTHS % 10); i++) {
+#ifdef SAMPLE_NOINLINE
+__attribute__((noinline))
+#endif
+static uint64_t inflate_round(uint8_t *out, size_t n, uint64_t s) {
+  for (size_t i = 0; i < n; i++) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     out[i] ^= (uint8_t)(s >> 56);
   }
-#endif
+  return s;
+}
+
+static void inflate_block(uint8_t *out, size_t n, uint64_t seed) {
+  WT_SCOPE("inflate_block");
+  uint64_t s = seed;
+  for (int round = 0; round * 10 < SAMPLE_INFLATE_TENTHS; round++) {
+    int tenths = SAMPLE_INFLATE_TENTHS - round * 10;
+    s = inflate_round(out, tenths >= 10 ? n : n / 10 * (size_t)tenths, s);
+  }
 }
 
 uint64_t sample_convert_pixels(uint8_t *bytes, size_t n); /* pixels.cpp */
