@@ -41,7 +41,10 @@
 //  13. wasmtrace diff (bench/diff.mjs): A/A false alarms over 20 splits of
 //      10 recordings, power at +10 % (5 runs a side) and +20 % (3) in one
 //      function of the sample, diff of 10 + 10 traces of ~50k samples
-//      (diff.aa.*, diff.power.*, diff.speed.*)
+//      (diff.aa.*, diff.power.*, diff.speed.*); not here, each its own
+//      command (bench/diff.mjs's header): 13c, an A/A of 20 comparisons
+//      that share no recording (WT_DIFF_PART=aa-fresh, ~200 recordings),
+//      13d, exact counts of a change on a pthread (WT_DIFF_PART=calls-pthread)
 //  14. download size (bench/size.mjs): a two-thread app built with the
 //      plain-emcc flags, with and without wasmtrace, gzip'd, and the parts
 //      of the difference (size.added.gzip_kb, size.component.*)
