@@ -71,7 +71,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare, readSide } from '../lib/diff.mjs';
 import { seededRandom } from '../lib/stats.mjs';
-import { figure, replaceSection, stampSections, writeFigures } from './figures.mjs';
+import { figure, replaceSection, runCommand, stampSections, writeFigures } from './figures.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const thisFile = fileURLToPath(import.meta.url);
@@ -462,7 +462,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       const aa = await freshAa(wasm, dir, TRIALS, log);
       const figs = freshAaFigures(aa);
       for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
-      const text = freshAaSection(aa, 'WT_DIFF_PART=aa-fresh node bench/diff.mjs', { before, after: loadavg() });
+      const text = freshAaSection(aa, runCommand(), { before, after: loadavg() });
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
         replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text));
@@ -480,7 +480,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       const res = await pthreadCounts(wasm, dir, ROUNDS, log);
       const figs = pthreadCountsFigures(res);
       for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
-      const text = pthreadCountsSection(res, 'WT_DIFF_PART=calls-pthread node bench/diff.mjs', { before, after: loadavg() });
+      const text = pthreadCountsSection(res, runCommand(), { before, after: loadavg() });
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
         replaceSection('## 13d. wasmtrace diff: exact counts of a change on a pthread', stampSections(text));
