@@ -465,7 +465,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       const text = freshAaSection(aa, runCommand(), { before, after: loadavg() });
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
-        replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text));
+        replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text), undefined, { below: true });
       }
       console.log(text);
     } finally {
@@ -483,7 +483,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       const text = pthreadCountsSection(res, runCommand(), { before, after: loadavg() });
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
-        replaceSection('## 13d. wasmtrace diff: exact counts of a change on a pthread', stampSections(text));
+        replaceSection('## 13d. wasmtrace diff: exact counts of a change on a pthread', stampSections(text), undefined, { below: true });
       }
       console.log(text);
     } finally {
@@ -497,7 +497,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
   const text = diffSection(res, `${TIER === 'default' ? '' : `WT_DIFF_TIER=${TIER} `}node bench/diff.mjs`);
   if (process.env.WT_DIFF_WRITE !== '0') {
     writeFigures(diffFigures(res));
-    replaceSection(TIER === 'default' ? '## 13. wasmtrace diff' : `## 13b. wasmtrace diff, ${TIER} tier`, stampSections(text));
+    replaceSection(TIER === 'default' ? '## 13. wasmtrace diff' : `## 13b. wasmtrace diff, ${TIER} tier`, stampSections(text), undefined, { below: TIER !== 'default' });
   }
   console.log(text);
 }

@@ -280,9 +280,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
 /**
  * Replaces the section of docs/BENCHMARKS.md that starts with `heading`
  * (e.g. "## 12. Heap profiling") with `text`, or adds it before the
- * hand-written sections: what a benchmark run alone writes.
+ * hand-written sections: what a benchmark run alone writes. `below`: a
+ * section `npm run bench` does not write (it rewrites everything above the
+ * marker), added just after the marker, where its run keeps it.
  */
-export function replaceSection(heading, text, file = BENCHMARKS_FILE) {
+export function replaceSection(heading, text, file = BENCHMARKS_FILE, { below = false } = {}) {
   const doc = readFileSync(file, 'utf8');
   const start = doc.indexOf(heading);
   const marker = doc.indexOf('<!-- Sections above: written by `npm run bench`.');
@@ -291,6 +293,9 @@ export function replaceSection(heading, text, file = BENCHMARKS_FILE) {
     const ends = [doc.indexOf('\n## ', start + 1), doc.indexOf('\n<!-- ', start + 1)].filter((i) => i >= 0);
     const next = ends.length ? Math.min(...ends) : -1;
     out = doc.slice(0, start) + text + (next < 0 ? '\n' : `\n${doc.slice(next + 1)}`);
+  } else if (marker >= 0 && below) {
+    const after = doc.indexOf('\n', marker) + 1;
+    out = `${doc.slice(0, after)}\n${text}\n${doc.slice(after)}`;
   } else if (marker >= 0) {
     out = `${doc.slice(0, marker)}${text}\n\n${doc.slice(marker)}`;
   } else {
