@@ -133,6 +133,21 @@ export async function recordRounds(wasm, dir, rounds, log = () => {}, loops = []
   return Object.fromEntries(names.map((b) => [b, side(b)]));
 }
 
+/** Exact-count trials: n runs a side drawn from base and next, TRIALS
+ * times; found if fn's count changed, with how many others did and the
+ * time verdict on fn's self time beside it. */
+function countTrials(base, next, fn, n, random) {
+  const out = [];
+  for (let t = 0; t < TRIALS; t++) {
+    const res = compare(shuffled(base, random).slice(0, n), shuffled(next, random).slice(0, n));
+    const row = res.calls?.rows.find((r) => r.name === fn);
+    const time = res.rows.find((r) => r.kind === 'self' && r.name === fn);
+    out.push({ found: row?.verdict === 'changed', others: (res.calls?.changed ?? 0) - (row?.verdict === 'changed' ? 1 : 0),
+      base: row?.baseRuns[0] ?? null, next: row?.newRuns[0] ?? null, timeVerdict: time?.verdict ?? 'absent' });
+  }
+  return out;
+}
+
 /** The A/A and power trials on recordings { base, tok110, tok120 }. */
 export function trials(runs, seed = 26) {
   const random = rng(seed);
@@ -179,17 +194,7 @@ export function trials(runs, seed = 26) {
       const res = compare(s.slice(0, 5), s.slice(5, 10));
       counts.aa.push({ changed: res.calls?.changed ?? null, varies: res.calls?.varies ?? null });
     }
-    const countPower = (n) => {
-      const out = [];
-      for (let t = 0; t < TRIALS; t++) {
-        const res = compare(shuffled(runs.ibase, random).slice(0, n), shuffled(runs.itok110, random).slice(0, n));
-        const row = res.calls?.rows.find((r) => r.name === 'tokenize');
-        const tok = res.rows.find((r) => r.kind === 'self' && r.name === 'tokenize');
-        out.push({ found: row?.verdict === 'changed', others: (res.calls?.changed ?? 0) - (row?.verdict === 'changed' ? 1 : 0),
-          base: row?.baseRuns[0] ?? null, next: row?.newRuns[0] ?? null, timeVerdict: tok?.verdict ?? 'absent' });
-      }
-      return out;
-    };
+    const countPower = (n) => countTrials(runs.ibase, runs.itok110, 'tokenize', n, random);
     counts.power5 = countPower(5);
     counts.power1 = countPower(1);
   }
@@ -257,17 +262,7 @@ export async function pthreadCounts(wasm, dir, rounds, log = () => {}) {
   }
   const runs = { ibase: readSide(files.ibase, 'base'), iinf110: readSide(files.iinf110, 'new') };
   const random = rng(40);
-  const trial = (n) => {
-    const out = [];
-    for (let t = 0; t < TRIALS; t++) {
-      const res = compare(shuffled(runs.ibase, random).slice(0, n), shuffled(runs.iinf110, random).slice(0, n));
-      const row = res.calls?.rows.find((x) => x.name === 'inflate_round');
-      const time = res.rows.find((x) => x.kind === 'self' && x.name === 'inflate_round');
-      out.push({ found: row?.verdict === 'changed', others: (res.calls?.changed ?? 0) - (row?.verdict === 'changed' ? 1 : 0),
-        base: row?.baseRuns[0] ?? null, next: row?.newRuns[0] ?? null, timeVerdict: time?.verdict ?? 'absent' });
-    }
-    return out;
-  };
+  const trial = (n) => countTrials(runs.ibase, runs.iinf110, 'inflate_round', n, random);
   return { rounds, power5: trial(5), power1: trial(1) };
 }
 
@@ -455,35 +450,31 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
   const wasm = resolve(root, process.env.WASMTRACE_WASM_BUILD || 'build/wasm');
   const t0 = Date.now();
   const log = (m) => console.error(`wasmtrace diff bench [${((Date.now() - t0) / 1000).toFixed(0)} s]: ${m}`);
-  if (process.env.WT_DIFF_PART === 'aa-fresh') {
-    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-aa-'));
-    try {
-      const before = loadavg();
-      const aa = await freshAa(wasm, dir, TRIALS, log);
-      const figs = freshAaFigures(aa);
-      for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
-      const text = freshAaSection(aa, runCommand(), { before, after: loadavg() });
-      if (process.env.WT_DIFF_WRITE !== '0') {
-        writeFigures(figs);
-        replaceSection('## 13c. wasmtrace diff: A/A on fresh recordings', stampSections(text), undefined, { below: true });
-      }
-      console.log(text);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    process.exit(0);
+  // The parts npm run bench leaves out: each records into its own temporary
+  // directory, prints its figures and section, and writes them below the
+  // bench's marker.
+  const PARTS = {
+    'aa-fresh': { heading: '## 13c. wasmtrace diff: A/A on fresh recordings', run: (dir) => freshAa(wasm, dir, TRIALS, log),
+      figures: freshAaFigures, section: freshAaSection },
+    'calls-pthread': { heading: '## 13d. wasmtrace diff: exact counts of a change on a pthread', run: (dir) => pthreadCounts(wasm, dir, ROUNDS, log),
+      figures: pthreadCountsFigures, section: pthreadCountsSection },
+  };
+  const part = PARTS[process.env.WT_DIFF_PART];
+  if (process.env.WT_DIFF_PART && !part) {
+    console.error(`bench/diff.mjs: WT_DIFF_PART=${process.env.WT_DIFF_PART}: give one of ${Object.keys(PARTS).join(', ')}`);
+    process.exit(2);
   }
-  if (process.env.WT_DIFF_PART === 'calls-pthread') {
-    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-pthread-'));
+  if (part) {
+    const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-part-'));
     try {
       const before = loadavg();
-      const res = await pthreadCounts(wasm, dir, ROUNDS, log);
-      const figs = pthreadCountsFigures(res);
+      const res = await part.run(dir);
+      const figs = part.figures(res);
       for (const f of figs) console.log(`${f.name} ${f.value} ${f.unit}${f.target ? ` (target ${f.target})` : ''}`);
-      const text = pthreadCountsSection(res, runCommand(), { before, after: loadavg() });
+      const text = part.section(res, runCommand(), { before, after: loadavg() });
       if (process.env.WT_DIFF_WRITE !== '0') {
         writeFigures(figs);
-        replaceSection('## 13d. wasmtrace diff: exact counts of a change on a pthread', stampSections(text), undefined, { below: true });
+        replaceSection(part.heading, stampSections(text), undefined, { below: true });
       }
       console.log(text);
     } finally {
