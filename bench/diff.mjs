@@ -464,6 +464,10 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
     console.error(`bench/diff.mjs: WT_DIFF_PART=${process.env.WT_DIFF_PART}: give one of ${Object.keys(PARTS).join(', ')}`);
     process.exit(2);
   }
+  if (part && TIER !== 'default') {
+    console.error(`bench/diff.mjs: WT_DIFF_PART=${process.env.WT_DIFF_PART} records the default tier only (its figures carry no tier): leave WT_DIFF_TIER out`);
+    process.exit(2);
+  }
   if (part) {
     const dir = mkdtempSync(join(tmpdir(), 'wasmtrace-diff-part-'));
     try {
