@@ -34,11 +34,10 @@
 //    main() wait), Module.onRuntimeInitialized and Module.onAbort (chained
 //    once more; onRuntimeInitialized runs after the constructors, which
 //    read $wasmtraceStartQueue, and before main()), and that library
-//    symbols are in scope of a --post-js file (wasmtraceStartQueue,
-//    wasmtraceServerConfig, wasmtraceWellFormed, wasmtraceLimits, and
-//    wasmtraceMessageOf, which js/wasmtrace_post.js uses too: it is in the
-//    output as a dependency of wt_js_read_config, which the startup
-//    constructor always imports).
+//    symbols and the --pre-js files' functions are in scope of a --post-js
+//    file (wasmtraceStartQueue: in the output as a dependency of
+//    wt_js_queued_count, which the startup constructor always imports;
+//    wasmtraceServerConfig and the text helpers of js/wasmtrace_pre.js).
 //    3.1.6 and 3.1.69 tested (tests/browser/serve.test.mjs).
 //  - js/wasmtrace_post.js: runtimeInitialized, ABORT, ENVIRONMENT_IS_PTHREAD,
 //    HEAPF64 and FS (in scope of a --post-js file in all versions tested);
@@ -51,7 +50,8 @@
 //    thread only; a real exit (procExit) sets ABORT too (3.1.6, 3.1.69).
 //  - Emscripten's stringToUTF8 encodes a lone surrogate as a pair with the
 //    next UTF-16 unit, eating that character (3.1.6, 3.1.69): every JS string
-//    wasmtrace hands to C goes through $wasmtraceWellFormed first.
+//    wasmtrace hands to C goes through wasmtraceWellFormed
+//    (js/wasmtrace_pre.js) first.
 //  - The pthread pool ($wasmtracePool below), 3.1.6 and 3.1.69 alike:
 //    PThread.unusedWorkers (array of idle workers; pthread_create pops the
 //    last one), PThread.allocateUnusedWorker() (pushes a new Worker),
@@ -112,207 +112,29 @@ function wasmtraceOptionalDeps(symbols) {
   return lib ? symbols.filter(function (s) { return Object.prototype.hasOwnProperty.call(lib, s); }) : [];
 }
 var wasmtraceLibrary = {
-  // `text` with every lone surrogate replaced by U+FFFD, so that
-  // stringToUTF8 writes valid UTF-8 and keeps the next character (see the
-  // list above). The post-js uses it too (library symbols share its scope).
-  $wasmtraceWellFormed: function (text) {
-    if (typeof String.prototype.toWellFormed === 'function') return text.toWellFormed();
-    var out = null;
-    for (var i = 0; i < text.length; i++) {
-      var u = text.charCodeAt(i);
-      if (u < 0xd800 || u > 0xdfff) continue;
-      var next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (u <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a valid pair
-        continue;
-      }
-      if (out === null) out = text.split('');
-      out[i] = '\ufffd';
-    }
-    return out === null ? text : out.join('');
-  },
-  // The largest config text the shim hands to C (startup blob from JS, or
-  // one startSession() config): far above any real config (a 16-session
-  // blob is ~16 KB), far below what could exhaust a fixed heap.
-  $wasmtraceLimits: { configMaxBytes: 1048576 },
-
-  // The startup config's source: the one place that knows where a config
-  // comes from and in which order (docs/GUIDE.md, "Giving the app a
-  // config"): Module.wasmtraceConfig, globalThis.wasmtraceConfig (set by
-  // tools, for -sMODULARIZE builds), the ?wasmtrace= URL parameter (anyone
-  // can send a link: untrusted), the file /wasmtrace.json on the VFS.
-  // Returns null (none), {kind, name, untrusted, text} (text: the JSON
-  // text, a string), or {kind, name, untrusted, error} (a source was given
-  // but cannot be read). kind: 1 Module, 3 globalThis, 2 URL, 4 file.
-  // Never throws, whatever the page put there (a throwing getter, a cyclic
-  // object, ...). Read again at each use: a preRun may still add a config.
-  // Its users: wt_js_read_config (the C startup code), the pool's preRun
-  // and $wasmtraceServerConfig (js/wasmtrace_server.js, before run()).
-  $wasmtraceConfigSource__deps: ['$wasmtraceMessageOf'],
-  $wasmtraceConfigSource: function () {
-    var sources = [
-      { kind: 1, name: 'Module.wasmtraceConfig', untrusted: false,
-        get: function () { return Module['wasmtraceConfig']; } },
-      { kind: 3, name: 'globalThis.wasmtraceConfig', untrusted: false,
-        get: function () { return typeof globalThis !== 'undefined' ? globalThis['wasmtraceConfig'] : undefined; } },
-      { kind: 2, name: "the 'wasmtrace' URL parameter", untrusted: true,
-        get: function () {
-          return typeof location !== 'undefined' && location.search ?
-            new URLSearchParams(location.search).get('wasmtrace') : null;
-        } },
-      { kind: 4, name: '/wasmtrace.json', untrusted: false,
-        get: function () {
-          return typeof FS !== 'undefined' && FS.analyzePath('/wasmtrace.json').exists ?
-            FS.readFile('/wasmtrace.json', { encoding: 'utf8' }) : null;
-        } },
-    ];
-    for (var i = 0; i < sources.length; i++) {
-      var src = sources[i];
-      var out = { kind: src.kind, name: src.name, untrusted: src.untrusted };
-      try {
-        var v = src.get();
-        if (v === undefined || v === null) continue;
-        var text = typeof v === 'string' ? v : JSON.stringify(v);
-        if (typeof text !== 'string') throw new Error('it is not a JSON value (' + typeof v + ')');
-        out.text = text;
-      } catch (e) {
-        out.error = 'the config cannot be read as JSON: ' + wasmtraceMessageOf(e);
-      }
-      return out;
-    }
-    return null;
-  },
-  // A message of an exception, whatever was thrown, on one short line.
-  $wasmtraceMessageOf: function (e) {
-    var m;
-    try {
-      m = e && typeof e.message === 'string' ? e.message : String(e);
-    } catch (ignored) {
-      m = 'an exception whose message cannot be read';
-    }
-    return m.length > 300 ? m.slice(0, 300) + '...' : m;
-  },
-
   // Returns a malloc'd UTF-8 copy of the startup config blob, or 0 (none
   // given, or it could not be read: then the reason is written to errorPtr).
-  // *sourceKind is the source's kind ($wasmtraceConfigSource). Called once,
-  // on the main thread, before main(): it must not throw.
-  wt_js_read_config__deps: ['malloc', '$wasmtraceWellFormed', '$wasmtraceLimits', '$wasmtraceConfigSource']
-    .concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
+  // *sourceKind is the source's kind (wasmtraceConfigSource, in
+  // js/wasmtrace_pre.js). Called once, on the main thread, before main():
+  // it must not throw.
+  wt_js_read_config__deps: ['malloc'].concat(wasmtraceOptionalDeps(['$lengthBytesUTF8', '$stringToUTF8'])),
   wt_js_read_config: function (sourceKindPtr, errorPtr, errorCap) {
     var src = wasmtraceConfigSource();
     if (!src) return 0;
     HEAP32[sourceKindPtr >> 2] = src.kind;
-    if (src.error) {
-      stringToUTF8(wasmtraceWellFormed(src.error), errorPtr, errorCap);
+    var checked = src.error ? { error: src.error } : wasmtraceConfigText(src.text);
+    if (checked.error) {
+      stringToUTF8(wasmtraceWellFormed(checked.error), errorPtr, errorCap);
       return 0;
     }
-    var text = src.text;
-    var max = wasmtraceLimits.configMaxBytes;
-    // Checked on UTF-16 units first: a huge string is refused before it is
-    // copied; bytes >= units.
-    var bytes = text.length > max ? text.length : lengthBytesUTF8(text = wasmtraceWellFormed(text));
-    if (bytes > max) {
-      stringToUTF8('the config text is ' + (text.length > max ? 'more than ' : '') +
-        bytes + ' bytes; the limit is ' + max, errorPtr, errorCap);
-      return 0;
-    }
-    var size = bytes + 1;
+    var size = checked.bytes + 1;
     var ptr = _malloc(size);
     if (!ptr) {
       stringToUTF8('out of memory for the config text (' + size + ' bytes)', errorPtr, errorCap);
       return 0;
     }
-    stringToUTF8(text, ptr, size);
+    stringToUTF8(checked.text, ptr, size);
     return ptr;
-  },
-
-  // The `server` object of a config (docs/PROTOCOL.md), checked: the one
-  // place its rules live. In JS, not in the C config parser, because the
-  // page must know the URL, and whether to suspend, before the module runs:
-  // suspend holds the constructors that read the config in C. Returns
-  // {config: {url, connectUrl, suspend, suspendTimeoutMs, token,
-  // reconnectMs}} or {error: '<key path>: <problem>'}. A pure function of
-  // its argument (tests/node/server-files.test.mjs).
-  $wasmtraceCheckServer__deps: ['$wasmtraceMessageOf'],
-  $wasmtraceCheckServer: function (v) {
-    // Types named as the C parser names them (config.c type_name).
-    function jsonType(x) {
-      if (x === null) return 'null';
-      if (Array.isArray(x)) return 'an array';
-      var t = typeof x;
-      return t === 'object' ? 'an object' : t === 'string' ? 'a string' : t === 'number' ? 'a number' :
-        t === 'boolean' ? 'a boolean' : 'an invalid value';
-    }
-    function bad(path, why) { return { error: path + ': ' + why }; }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return bad('server', 'expected an object, got ' + jsonType(v));
-    var keys = ['url', 'suspend', 'suspendTimeoutMs', 'token', 'reconnectMs'];
-    for (var k in v) {
-      if (keys.indexOf(k) < 0) return bad('server.' + k, 'unknown key (allowed: see config/wasmtrace.schema.json)');
-    }
-    var out = { url: v.url, suspend: false, suspendTimeoutMs: 10000, token: null, reconnectMs: 2000 };
-    if (v.url === undefined) return bad('server.url', "missing (expected the router's ws:// or wss:// URL)");
-    if (typeof v.url !== 'string') return bad('server.url', 'expected a string, got ' + jsonType(v.url));
-    if (v.url.length < 1 || v.url.length > 2047) return bad('server.url', 'expected 1 to 2047 characters, got ' + v.url.length);
-    if (!/^wss?:\/\//.test(v.url)) return bad('server.url', 'expected a ws:// or wss:// URL, got "' + v.url.slice(0, 80) + '"');
-    if (/[\u0000-\u0020\u007f]/.test(v.url)) return bad('server.url', 'contains a space or control character');
-    function uint(key, max) {
-      if (v[key] === undefined) return null;
-      var n = v[key];
-      if (typeof n !== 'number' || n !== Math.floor(n) || n < 0 || n > max) {
-        return bad('server.' + key, 'expected an integer from 0 to ' + max + ', got ' + (typeof n === 'number' ? String(n) : jsonType(n)));
-      }
-      out[key] = n;
-      return null;
-    }
-    var e = uint('suspendTimeoutMs', 600000) || uint('reconnectMs', 600000);
-    if (e) return e;
-    if (v.suspend !== undefined) {
-      if (typeof v.suspend !== 'boolean') return bad('server.suspend', 'expected true or false, got ' + jsonType(v.suspend));
-      out.suspend = v.suspend;
-    }
-    if (v.token !== undefined) {
-      if (typeof v.token !== 'string') return bad('server.token', 'expected a string, got ' + jsonType(v.token));
-      if (v.token.length < 1 || v.token.length > 256) return bad('server.token', 'expected 1 to 256 characters, got ' + v.token.length);
-      if (!/^[A-Za-z0-9._~-]+$/.test(v.token)) return bad('server.token', "may contain only letters, digits, '-', '_', '.' and '~'");
-      out.token = v.token;
-    }
-    var url;
-    try {
-      url = new URL(out.url);
-    } catch (err) {
-      return bad('server.url', 'is not a URL: ' + wasmtraceMessageOf(err));
-    }
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/page';
-    if (out.token) url.searchParams.set('token', out.token);
-    out.connectUrl = url.href;
-    return { config: out };
-  },
-  // The startup config's server, for js/wasmtrace_server.js: null (no
-  // config, no "server" key, or a config the C side reports as unreadable),
-  // {config}, {error, source} (an invalid server object: the page does not
-  // connect), or {refused} (a source anyone can set named a server).
-  $wasmtraceServerConfig__deps: ['$wasmtraceConfigSource', '$wasmtraceCheckServer'],
-  $wasmtraceServerConfig: function () {
-    var src = wasmtraceConfigSource();
-    if (!src || src.error) return null;
-    var blob;
-    try {
-      blob = JSON.parse(src.text);
-    } catch (e) {
-      return null; // the C parser reports a malformed config
-    }
-    if (!blob || typeof blob !== 'object' || Array.isArray(blob) ||
-        !Object.prototype.hasOwnProperty.call(blob, 'server')) {
-      return null;
-    }
-    if (src.untrusted) {
-      return { refused: 'server: not allowed in a config from ' + src.name + ' (anyone can set it): ' +
-        "only the app's own config may name a server" };
-    }
-    var r = wasmtraceCheckServer(blob.server);
-    r.source = src.name;
-    return r;
   },
 
   // ---- the diagnostic server's queue (js/wasmtrace_server.js) ------------
@@ -325,9 +147,9 @@ var wasmtraceLibrary = {
   // null until the C side answered (-1: not even a failed record could be
   // had).
   $wasmtraceStartQueue: { entries: [], closed: false },
-  // (Its deps also carry what js/wasmtrace_server.js calls: a post-js has no
-  // __deps of its own, and the C startup code always references this.)
-  wt_js_queued_count__deps: ['$wasmtraceStartQueue', '$wasmtraceServerConfig', '$wasmtraceWellFormed', '$wasmtraceLimits'],
+  // (js/wasmtrace_server.js reads it: a post-js has no __deps of its own,
+  // and the C startup code always references this.)
+  wt_js_queued_count__deps: ['$wasmtraceStartQueue'],
   wt_js_queued_count: function () {
     wasmtraceStartQueue.closed = true;
     return wasmtraceStartQueue.entries.length;
@@ -377,7 +199,7 @@ var wasmtraceLibrary = {
   // Function names for the wasmtrace worker, built once per thread from the
   // wasm "name" section (present with --profiling-funcs or -g).
   $wasmtraceNames: null,
-  $wasmtraceLoadNames__deps: ['$wasmtraceInternals', '$wasmtraceParseNames'],
+  $wasmtraceLoadNames__deps: ['$wasmtraceInternals'],
   $wasmtraceLoadNames: function () {
     var mod = wasmtraceInternals.compiledModule();
     if (!mod) {
@@ -394,126 +216,6 @@ var wasmtraceLibrary = {
         'functions are named wasm-function[N]');
       return {};
     }
-  },
-
-  // The function names of a wasm "name" section's bytes: { funcIndex: name }.
-  // A pure function of its input (tests/node/fuzz-readers.test.mjs fuzzes it
-  // in Node): every length and index is checked against the bytes left, a
-  // LEB128 longer than 5 bytes or cut short ends the parse, each step
-  // consumes input (no loop runs past the end) and it never throws on any
-  // bytes; whatever was read before a bad entry is kept.
-  $wasmtraceParseNames__deps: ['$wasmtraceCanonicalName'],
-  $wasmtraceParseNames: function (bytes) {
-    var names = {};
-    var pos = 0;
-    var limit = bytes.length;
-    // An unsigned LEB128 of at most 32 bits before `limit`, or -1.
-    function u32() {
-      var result = 0;
-      for (var shift = 0; shift < 35; shift += 7) {
-        if (pos >= limit) return -1;
-        var b = bytes[pos++];
-        result += (b & 0x7f) * Math.pow(2, shift);
-        if (!(b & 0x80)) return result <= 0xffffffff ? result : -1;
-      }
-      return -1;
-    }
-    var decoder = new TextDecoder('utf-8'); // invalid UTF-8 becomes U+FFFD
-    while (pos < bytes.length) {
-      var id = bytes[pos++];
-      limit = bytes.length;
-      var size = u32();
-      if (size < 0 || size > bytes.length - pos) break;
-      var end = pos + size;
-      if (id === 1) { // function names: vec(index, name)
-        limit = end;
-        var count = u32();
-        for (var i = 0; i < count && pos < end; i++) {
-          var index = u32();
-          var len = u32();
-          if (index < 0 || len < 0 || len > end - pos) break;
-          names[index] = wasmtraceCanonicalName(decoder.decode(bytes.subarray(pos, pos + len)));
-          pos += len;
-        }
-      }
-      pos = end;
-    }
-    // wasm-ld 19 and 21 (Emscripten 3.1.69, 6.0.5) write a second local of
-    // the same name, from another object, as `<name>_<the linker's function
-    // index>` (`helper_42`); wasm-opt may then move the function by a few
-    // indices (6.0.5: `helper_48` at index 46). Merged when the number is
-    // within WINDOW of the entry's own index and the plain name is in the
-    // section too (a real `foo_N` beside a `foo`, with N that close to its
-    // own index, is the only name this could take wrongly).
-    var WINDOW = 16;
-    var plain = Object.create(null);
-    var index2;
-    for (index2 in names) plain[names[index2]] = true;
-    for (index2 in names) {
-      var full = names[index2];
-      var cut = full.lastIndexOf('_');
-      if (cut <= 0 || cut === full.length - 1 || full.length - cut > 11) continue;
-      var digits = full.slice(cut + 1);
-      if (!/^[0-9]+$/.test(digits) || Math.abs(Number(digits) - Number(index2)) > WINDOW) continue;
-      var base = full.slice(0, cut);
-      if (plain[base] === true) names[index2] = base;
-    }
-    return names;
-  },
-
-  // One function, one name: `name` without the suffixes compilers and
-  // linkers add to copies of a function, so that a function's clones add up
-  // in one row. Seen in wasm name sections (clang 14 and 19): wasm-ld 14
-  // numbers same-named locals of different files `helper.1`, `f(int).1`
-  // (wasm-ld 19 and 21: `helper_42`, see $wasmtraceParseNames); LTO renames them
-  // before demangling, which then reads
-  // `f(int) (.1)`; LLVM passes add `.llvm.N`, `.cold`, `.specialized.N`;
-  // GCC-style `.constprop.N`, `.isra.N`, `.part.N` too. Only whole
-  // dot-separated tokens at the end are cut (digits or one of these words),
-  // and only after a character that ends a C or C++ name: no C++ name
-  // contains a '.', so nothing of a real name goes. Linear in the length
-  // (no regex backtracking: the fuzzers feed it any string).
-  $wasmtraceCanonicalName: function (name) {
-    if (typeof name !== 'string') return name;
-    var words = { llvm: 1, constprop: 1, isra: 1, part: 1, cold: 1, specialized: 1, lto_priv: 1,
-      clone: 1, localalias: 1, argelim: 1, retval: 1 };
-    function isToken(t) {
-      if (!t.length || t.length > 32) return false;
-      if (words[t] === 1) return true;
-      for (var i = 0; i < t.length; i++) {
-        var c = t.charCodeAt(i);
-        if (c < 48 || c > 57) return false;
-      }
-      return true;
-    }
-    // What may precede a suffix: the end of an identifier, ')' or '>'.
-    function endsName(c) {
-      return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ||
-        c === 41 || c === 62 || c === 36;
-    }
-    var out = name;
-    for (;;) {
-      // The demangler's form: "f(int) (.llvm.123)".
-      var n = out.length;
-      if (n > 4 && out.charCodeAt(n - 1) === 41) {
-        var from = n > 64 ? n - 64 : 0;
-        var open = out.slice(from).lastIndexOf(' (.');
-        if (open >= 0) open += from;
-        if (open > 0) {
-          var inner = out.slice(open + 3, n - 1).split('.');
-          var all = inner.length > 0;
-          for (var k = 0; k < inner.length; k++) if (!isToken(inner[k])) all = false;
-          if (all && endsName(out.charCodeAt(open - 1))) {
-            out = out.slice(0, open);
-            continue;
-          }
-        }
-      }
-      var dot = out.lastIndexOf('.');
-      if (dot <= 0 || !isToken(out.slice(dot + 1)) || !endsName(out.charCodeAt(dot - 1))) break;
-      out = out.slice(0, dot);
-    }
-    return out;
   },
 
   // Writes the name of the function at wasm table index `tableIndex` into
@@ -606,7 +308,7 @@ var wasmtraceLibrary = {
   $wasmtraceRunDependencies__deps: wasmtraceOptionalDeps(['$addRunDependency', '$removeRunDependency']),
   $wasmtraceRunDependencies__postset: "if (typeof wasmtraceEmscripten !== 'undefined') wasmtraceEmscripten.wrapRunDependencies();",
   $wasmtraceRunDependencies: null,
-  $wasmtracePool__deps: ['$PThread', '$wasmtraceConfigSource', '$wasmtraceRunDependencies'],
+  $wasmtracePool__deps: ['$PThread', '$wasmtraceRunDependencies'],
   $wasmtracePool__postset: 'wasmtracePool.install();',
   $wasmtracePool: {
     reserved: false, // a worker was added for wasmtrace and not used yet
@@ -766,7 +468,7 @@ var wasmtraceLibrary = {
   // through a static buffer of its own), longtask and longtasksObserved for
   // the long tasks (native/src/rec_longtask.c). Nothing to do in a worker,
   // in Node, or in an app linked without the pre-js.
-  wt_js_startup_attach__deps: ['$wasmtraceWellFormed'].concat(wasmtraceOptionalDeps(['$stringToUTF8'])),
+  wt_js_startup_attach__deps: wasmtraceOptionalDeps(['$stringToUTF8']),
   wt_js_startup_attach: function (constructorsUs) {
     try {
       if (typeof wasmtracePage === 'undefined') return;

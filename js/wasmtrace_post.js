@@ -57,8 +57,8 @@ function wasmtraceShimInstall() {
   }
 
   // A message of an exception, whatever was thrown (its message may be a
-  // throwing getter), on one short line: the library's, one for all the
-  // page-side files (library symbols are in scope of a --post-js file).
+  // throwing getter), on one short line: one for all the page-side files
+  // (js/wasmtrace_pre.js).
   var messageOf = wasmtraceMessageOf;
 
   // The runtime's end, noticed through Emscripten's hooks (with the reason)
@@ -353,7 +353,7 @@ function wasmtraceShimInstall() {
   Session.prototype.download = function (filename) {
     own(this, 'download()');
     if (filename !== undefined && filename !== null && typeof filename !== 'string') {
-      throw new Error('wasmtrace: download(filename): filename must be a string, got ' + describe(filename));
+      throw new Error('wasmtrace: download(filename): filename must be a string, got ' + wasmtraceDescribe(filename));
     }
     if (typeof document === 'undefined') {
       throw new Error('wasmtrace: download() needs a page (document); use getTraceBlob() here');
@@ -377,50 +377,11 @@ function wasmtraceShimInstall() {
     return sessions[id];
   }
 
-  // What a JS value is, for an error message (never calls the value's code).
-  function describe(v) {
-    if (v === null) return 'null';
-    var t = typeof v;
-    if (t === 'undefined' || t === 'boolean') return String(v);
-    if (t === 'number') return 'the number ' + String(v);
-    if (t === 'bigint') return 'a BigInt';
-    if (t === 'symbol') return 'a Symbol';
-    if (t === 'function') return 'a function';
-    if (t === 'string') return 'a string';
-    return 'an object';
-  }
-
-  // The JSON text of a startSession() argument, or {error}.
+  // The JSON text of a startSession() argument (any JS value), or {error}.
   function configText(config) {
-    var what = 'startSession(config): ';
-    var text;
-    if (typeof config === 'string') {
-      text = config;
-    } else if (config === null || typeof config !== 'object') {
-      return { error: what + 'config must be a session object or a JSON string, got ' + describe(config) };
-    } else {
-      try {
-        if (Array.isArray(config)) {
-          return { error: what + 'config must be a session object or a JSON string, got an array' };
-        }
-        text = JSON.stringify(config);
-      } catch (e) {
-        return { error: what + 'config cannot be serialized as JSON: ' + messageOf(e) };
-      }
-      if (typeof text !== 'string') {
-        return { error: what + 'config has no JSON form (its toJSON returned ' + describe(text) + ')' };
-      }
-    }
-    var max = wasmtraceLimits.configMaxBytes;
-    // Checked on UTF-16 units first: a huge string is refused before it is
-    // copied; bytes >= units.
-    if (text.length > max) {
-      return { error: what + 'the config text is more than ' + max + ' bytes; the limit is ' + max };
-    }
-    text = wasmtraceWellFormed(text);
-    var bytes = lengthBytesUTF8(text);
-    if (bytes > max) return { error: what + 'the config text is ' + bytes + ' bytes; the limit is ' + max };
-    return { text: text, bytes: bytes };
+    var checked = wasmtraceConfigText(config); // js/wasmtrace_pre.js
+    if (checked.error) checked.error = 'startSession(config): ' + checked.error;
+    return checked;
   }
 
   // A C string copy of `text` (well-formed) for one call, or 0: in the C

@@ -41,7 +41,7 @@ function wasmtraceServerInstall() {
   var streamed = {}; // id -> {s, last}: sessions a tool streams
   var streamedIds = {}; // ids ever streamed (the `stream` field of a session record)
   var queue = typeof wasmtraceStartQueue !== 'undefined' ? wasmtraceStartQueue : { entries: [], closed: true };
-  var messageOf = wasmtraceMessageOf; // js/wasmtrace_library.js
+  var messageOf = wasmtraceMessageOf; // js/wasmtrace_pre.js
 
   function dead() {
     try {
@@ -162,11 +162,9 @@ function wasmtraceServerInstall() {
       if (queue.entries.length >= QUEUE_MAX) {
         throw new Error('more than ' + QUEUE_MAX + ' sessions queued before the runtime started');
       }
-      var text = wasmtraceWellFormed(JSON.stringify(config));
-      if (text.length > wasmtraceLimits.configMaxBytes) {
-        throw new Error('the config text is more than ' + wasmtraceLimits.configMaxBytes + ' bytes');
-      }
-      queue.entries.push({ text: text, id: null, req: m.req });
+      var checked = wasmtraceConfigText(config); // js/wasmtrace_pre.js
+      if (checked.error) throw new Error(checked.error);
+      queue.entries.push({ text: checked.text, id: null, req: m.req });
       return;
     }
     answerStarted(m.req, api.startSession(config));

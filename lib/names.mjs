@@ -1,6 +1,6 @@
 // One function, one name, for traces read back (report, symbolicate): the
 // clone suffixes compilers and linkers add to copies of a function (see
-// $wasmtraceCanonicalName in js/wasmtrace_library.js, which the recorder
+// wasmtraceCanonicalName in js/wasmtrace_pre.js, which the recorder
 // applies to every function name before it reaches a trace).
 //
 // A trace does not say which frames are functions and which are scopes (any
@@ -78,29 +78,36 @@ export function nameCanonicalizer() {
 }
 
 /**
- * The recorder's own name-section parser ($wasmtraceParseNames of
- * js/wasmtrace_library.js, with its $wasmtraceCanonicalName), for code
+ * The page files' shared functions (the end of js/wasmtrace_pre.js: text and
+ * config checks, the config's source, the name-section parser), evaluated in
+ * Node in a context of their own with `globals` (Module, location, FS, ...
+ * as the page would have them). Returns the context: its globals are the
+ * file's functions. The rest of the file runs too and finds no page (no
+ * window, no worker, no WebAssembly in the context): it does nothing.
+ */
+export function loadPageHelpers(globals = {}) {
+  const context = vm.createContext({ Module: {}, TextDecoder, URL, URLSearchParams, ...globals });
+  const source = readFileSync(new URL('../js/wasmtrace_pre.js', import.meta.url), 'utf8');
+  vm.runInContext(source, context, { filename: 'wasmtrace_pre.js' });
+  return context;
+}
+
+/**
+ * The recorder's own name-section parser (wasmtraceParseNames of
+ * js/wasmtrace_pre.js, with its wasmtraceCanonicalName), for code
  * outside the page that names wasm functions as wasmtrace's frames name
  * them (the JS profile's frames, lib/jsprofile.mjs): one rule, one function.
  * Returns parse(nameSectionPayload) -> { [function index]: name }, with
  * parse.canonicalName. `raw`: names as the section has them (no clone
- * suffix cut), for the fuzzers. Emscripten preprocesses the library file:
- * its #if lines and {{{ SETTING }}} macros are not JS; both branches of an
- * #if stay (each is statements) and macros read as 0: the parser depends on
- * neither.
+ * suffix cut), for the fuzzers.
  */
 export function loadNameParser({ raw = false } = {}) {
-  let lib = null;
-  const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, TextDecoder });
-  const source = readFileSync(new URL('../js/wasmtrace_library.js', import.meta.url), 'utf8')
-    .replace(/^[ \t]*#(if|else|elif|endif)\b.*$/gm, '')
-    .replace(/\{\{\{[^}]*\}\}\}/g, '0');
-  vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
-  if (!lib || typeof lib.$wasmtraceParseNames !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceParseNames');
-  if (typeof lib.$wasmtraceCanonicalName !== 'function') throw new Error('js/wasmtrace_library.js has no $wasmtraceCanonicalName');
-  // Emscripten makes every $-function of a library a global of the module.
-  context.wasmtraceCanonicalName = raw ? (name) => name : lib.$wasmtraceCanonicalName;
-  const parse = lib.$wasmtraceParseNames;
-  parse.canonicalName = lib.$wasmtraceCanonicalName;
+  const context = loadPageHelpers();
+  if (typeof context.wasmtraceParseNames !== 'function') throw new Error('js/wasmtrace_pre.js has no wasmtraceParseNames');
+  const canonical = context.wasmtraceCanonicalName;
+  if (typeof canonical !== 'function') throw new Error('js/wasmtrace_pre.js has no wasmtraceCanonicalName');
+  if (raw) context.wasmtraceCanonicalName = (name) => name;
+  const parse = context.wasmtraceParseNames;
+  parse.canonicalName = canonical;
   return parse;
 }

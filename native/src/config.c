@@ -1,7 +1,7 @@
 /* The config blob's sessions: defaults, each session object, and the whole
  * blob (config_text.c reads the text and its values; outputs.c holds the
  * rules for output paths). The "server" object is checked in one place,
- * $wasmtraceCheckServer of js/wasmtrace_library.js: the page must know the
+ * wasmtraceCheckServer of js/wasmtrace_pre.js: the page must know the
  * URL, and whether to suspend, before the module runs (suspend holds the
  * constructors that run this parser); here it is only noted. */
 #include "config.h"
@@ -369,5 +369,5 @@ void wt_config_restrict_untrusted(wt_config *c, const char *source) {
       e->valid = 0;
   }
   /* A server named by such a config is refused by the shim, which owns
-   * the connection ($wasmtraceServerConfig). */
+   * the connection (wasmtraceServerConfig, js/wasmtrace_pre.js). */
 }

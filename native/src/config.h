@@ -65,8 +65,8 @@ typedef struct wt_config_entry {
 } wt_config_entry;
 
 /* The top-level "server" object (docs/PROTOCOL.md) belongs to the JS shim,
- * which checks it and owns the connection ($wasmtraceCheckServer in
- * js/wasmtrace_library.js); the parser only notes that it is there. */
+ * which checks it and owns the connection (wasmtraceCheckServer in
+ * js/wasmtrace_pre.js); the parser only notes that it is there. */
 typedef struct wt_server_config {
   int present; /* the blob has a "server" key */
 } wt_server_config;

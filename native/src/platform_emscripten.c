@@ -66,8 +66,8 @@ int wt_platform_is_main_thread(void) {
 
 void wt_platform_log_error(const char *message) { wt_js_log_error(message); }
 
-/* The config's source is resolved in one place, $wasmtraceConfigSource of
- * js/wasmtrace_library.js (its order and /wasmtrace.json included): the
+/* The config's source is resolved in one place, wasmtraceConfigSource of
+ * js/wasmtrace_pre.js (its order and /wasmtrace.json included): the
  * server's JS reads the same sources before the module runs. */
 char *wt_platform_read_config(wt_config_source *src) {
   int kind = 0;

@@ -1,10 +1,10 @@
 // Property-based fuzzers (fast-check) for every reader of the package and
-// the wasm name-section parser of js/wasmtrace_library.js. Each fuzzer is
+// the wasm name-section parser of js/wasmtrace_pre.js. Each fuzzer is
 // { name, arbitrary, check(input) }: check throws (an assertion) when the
 // reader broke its contract:
 //   readProfile returns a valid Profile (and the report views run on it)
 //   or throws a TraceError with a one-line message, nothing else.
-//   $wasmtraceParseNames returns { index: string } for any bytes, never
+//   wasmtraceParseNames (js/wasmtrace_pre.js) returns { index: string } for any bytes, never
 //   throws, and reads back every name of a well-formed section.
 // Run briefly by tests/node/fuzz-readers.test.mjs (npm test), for millions
 // of executions by scripts/fuzz.sh (npm run fuzz).
@@ -174,7 +174,7 @@ const foldedCrafted = fc.array(fc.oneof(
 
 // ---- the name-section parser ----------------------------------------------------------
 
-// $wasmtraceParseNames from js/wasmtrace_library.js, evaluated in Node
+// wasmtraceParseNames from js/wasmtrace_pre.js, evaluated in Node
 // (lib/names.mjs; `raw: true` leaves the names as the linker wrote them).
 export { loadNameParser };
 

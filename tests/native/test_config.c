@@ -910,8 +910,8 @@ WT_TEST(config_parser_and_schema_should_agree_on_length_limits_and_schema_type) 
 
 /* ---- the diagnostic server's "server" object ----------------------------- */
 
-/* The shim checks the server object ($wasmtraceCheckServer in
- * js/wasmtrace_library.js; its cases are in tests/node/server-files.test.mjs):
+/* The shim checks the server object (wasmtraceCheckServer in
+ * js/wasmtrace_pre.js; its cases are in tests/node/server-files.test.mjs):
  * whatever it holds, the parser notes it and the sessions start. */
 WT_TEST(config_should_leave_the_server_object_to_the_shim) {
   static const char *const servers[] = {"{\"url\":\"ws://127.0.0.1:9777\"}", "5", "[]", "{}",

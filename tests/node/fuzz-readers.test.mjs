@@ -25,7 +25,7 @@ describe('reader fuzzers: a valid profile or one TraceError line, whatever the i
   }
 });
 
-describe('the wasm name-section parser of js/wasmtrace_library.js', () => {
+describe('the wasm name-section parser of js/wasmtrace_pre.js', () => {
   test('reads a well-formed section, and stops at once on lengths past the end or LEB128s too long', async () => {
     const { loadNameParser, nameSection } = await import('../fuzz/reader-fuzzers.mjs');
     const parse = loadNameParser();

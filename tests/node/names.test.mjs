@@ -1,5 +1,5 @@
 // One function, one name: the clone suffixes cut by the recorder
-// ($wasmtraceCanonicalName in js/wasmtrace_library.js) and by the readers
+// (wasmtraceCanonicalName in js/wasmtrace_pre.js) and by the readers
 // of traces (lib/names.mjs), and what neither may cut.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,30 +1,21 @@
 // The diagnostic server's page-side files against their single sources:
 // the ring layout of native/src/stream.h (the Worker's RING and RING_FLAGS
 // constants), the Worker's text (embedded by CMakeLists.txt in a String.raw
-// template), the `server` object's rules ($wasmtraceCheckServer, the one
-// place they live: the page must know the URL before the module runs) and
-// the config's source ($wasmtraceConfigSource, the one place that knows
-// where a config comes from).
+// template), the `server` object's rules (wasmtraceCheckServer of
+// js/wasmtrace_pre.js, the one place they live: the page must know the URL
+// before the module runs), the config's source (wasmtraceConfigSource, the
+// one place that knows where a config comes from) and the config text's
+// checks (wasmtraceConfigText: the startup config, startSession() and the
+// server's queue).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import vm from 'node:vm';
 
+import { loadPageHelpers } from '../../lib/names.mjs';
+
 const root = new URL('../..', import.meta.url).pathname;
 const read = (f) => readFileSync(root + f, 'utf8');
-
-/** The js-library's symbols, run in a context with `globals` (as tests/fuzz/reader-fuzzers.mjs does). */
-function loadLibrary(globals = {}) {
-  let lib = null;
-  const context = vm.createContext({ addToLibrary: (l) => { lib = l; }, URL, URLSearchParams, ...globals });
-  const source = read('js/wasmtrace_library.js')
-    .replace(/^[ \t]*#(if|else|elif|endif)\b.*$/gm, '')
-    .replace(/\{\{\{[^}]*\}\}\}/g, '0');
-  vm.runInContext(source, context, { filename: 'wasmtrace_library.js' });
-  // Emscripten makes every $-symbol of a library a global of the module.
-  for (const [k, v] of Object.entries(lib)) if (k.startsWith('$')) context[k.slice(1)] = v;
-  return { lib, context };
-}
 
 describe('the stream ring layout has one source: native/src/stream.h', () => {
   const header = read('native/src/stream.h');
@@ -95,10 +86,10 @@ describe("the server's Worker is a real file the build embeds", () => {
   });
 });
 
-describe('the server object is checked in one place: $wasmtraceCheckServer', () => {
-  const { lib } = loadLibrary();
-  // (Objects made in the library's context: compared as plain JSON.)
-  const check = (v) => JSON.parse(JSON.stringify(lib.$wasmtraceCheckServer(v)));
+describe('the server object is checked in one place: wasmtraceCheckServer', () => {
+  const helpers = loadPageHelpers();
+  // (Objects made in the helpers' context: compared as plain JSON.)
+  const check = (v) => JSON.parse(JSON.stringify(helpers.wasmtraceCheckServer(v)));
 
   test('a valid one, with its defaults and the URL it connects to', () => {
     assert.deepEqual(check({ url: 'ws://127.0.0.1:9777' }).config, {
@@ -132,9 +123,9 @@ describe('the server object is checked in one place: $wasmtraceCheckServer', () 
   });
 });
 
-describe("the config's source is resolved in one place: $wasmtraceConfigSource", () => {
+describe("the config's source is resolved in one place: wasmtraceConfigSource", () => {
   const source = (globals) => {
-    const { context } = loadLibrary(globals);
+    const context = loadPageHelpers(globals);
     return vm.runInContext('wasmtraceConfigSource()', context);
   };
   const fs = (files) => ({
@@ -173,7 +164,7 @@ describe("the config's source is resolved in one place: $wasmtraceConfigSource",
   });
 
   test('the server never comes from a source anyone can set', () => {
-    const { context } = loadLibrary({
+    const context = loadPageHelpers({
       Module: {}, globalThis: {}, location: { search: `?wasmtrace=${encodeURIComponent('{"server":{"url":"ws://evil.example"}}')}` },
     });
     assert.deepEqual({ ...vm.runInContext('wasmtraceServerConfig()', context) }, {
@@ -182,3 +173,40 @@ describe("the config's source is resolved in one place: $wasmtraceConfigSource",
     });
   });
 });
+
+describe("a config's text is checked in one place: wasmtraceConfigText", () => {
+  const helpers = loadPageHelpers({ lengthBytesUTF8: (t) => Buffer.byteLength(t, 'utf8') });
+  const text = (v) => JSON.parse(JSON.stringify(helpers.wasmtraceConfigText(v)));
+  const max = 1048576;
+
+  test('a string or a session object becomes well-formed JSON text with its UTF-8 size', () => {
+    assert.deepEqual(text('{"name":"é"}'), { text: '{"name":"é"}', bytes: 13 });
+    assert.deepEqual(text({ name: 'a\ud800b' }), { text: '{"name":"a\\ud800b"}', bytes: 19 });
+    assert.deepEqual(text('"\ud800"'), { text: '"\ufffd"', bytes: 5 });
+  });
+
+  test('any other JS value, and one with no JSON form, is refused with what it is', () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const cyclic = {};
+    cyclic.self = cyclic;
+    const cases = [
+      [undefined, 'config must be a session object or a JSON string, got undefined'],
+      [null, 'config must be a session object or a JSON string, got null'],
+      [7, 'config must be a session object or a JSON string, got the number 7'],
+      [() => 1, 'config must be a session object or a JSON string, got a function'],
+      [[], 'config must be a session object or a JSON string, got an array'],
+      [{ toJSON: () => undefined }, 'config has no JSON form (its toJSON returned undefined)'],
+    ];
+    for (const [v, message] of cases) assert.deepEqual(text(v), { error: message }, String(v));
+    assert.match(text(revoked.proxy).error, /^config cannot be serialized as JSON: /);
+    assert.match(text(cyclic).error, /^config cannot be serialized as JSON: .*circular/i);
+  });
+
+  test('the size limit holds in UTF-16 units before any copy, then in UTF-8 bytes', () => {
+    assert.equal(text('x'.repeat(max)).bytes, max);
+    assert.deepEqual(text('x'.repeat(max + 1)), { error: `the config text is more than ${max} bytes; the limit is ${max}` });
+    assert.deepEqual(text('é'.repeat(max / 2 + 1)), { error: `the config text is ${max + 2} bytes; the limit is ${max}` });
+  });
+});
+
