@@ -1,6 +1,7 @@
 /* Recorders: each kind of data a session records besides the CPU samples
- * and the app's own scopes, instants and counters (the heap, the startup
- * timeline) is one module behind this interface, after the Perfetto SDK's
+ * (the app's own scopes, instants and counters, the built-in counters, the
+ * heap, the startup timeline, ...) is one module behind this interface,
+ * after the Perfetto SDK's
  * data sources: it owns its per-session state, its step in the worker's
  * loop, its share of the session's memory, its counters, its member of the
  * trace's stats record and the spans it gives every format. The session
@@ -55,6 +56,9 @@ typedef struct wt_recorder {
    * its stop. Worker. */
   void (*step)(struct wt_session *const *sessions, int n);
   void (*flush)(struct wt_session *const *sessions, int n);
+  /* The session stops at `t` (its tick time), after the flush: what it
+   * left unfinished ends there. Worker. */
+  void (*stopping)(struct wt_session *s, void *state, double t);
   /* At each of the session's counter times (config "counters"): records
    * its counters (wt_session_record_event), in the registry's order.
    * Worker. */

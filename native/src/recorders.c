@@ -3,7 +3,7 @@
 #include "recorders.h"
 
 extern const wt_recorder wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask,
-    wt_recorder_calls;
+    wt_recorder_calls, wt_recorder_events;
 
 static const wt_recorder *const all[] = {
     &wt_recorder_counters, /* first: its counters come first in each batch */
@@ -11,6 +11,7 @@ static const wt_recorder *const all[] = {
     &wt_recorder_timeline,
     &wt_recorder_longtask,
     &wt_recorder_calls,
+    &wt_recorder_events, /* last: a stop's flush drains the rings after the others' */
 };
 #define COUNT ((int)(sizeof all / sizeof all[0]))
 _Static_assert(sizeof all / sizeof all[0] <= WT_RECORDERS_MAX, "raise WT_RECORDERS_MAX");
@@ -88,6 +89,11 @@ void wt_recorders_step(wt_session *const *sessions, int n) {
 void wt_recorders_flush(wt_session *const *sessions, int n) {
   for (int i = 0; i < COUNT; i++)
     if (all[i]->flush) all[i]->flush(sessions, n);
+}
+
+void wt_recorders_stopping(wt_session *s, double t) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->stopping) all[i]->stopping(s, s->recorder_state[i], t);
 }
 
 void wt_recorders_counters(wt_session *s, double now) {

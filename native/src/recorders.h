@@ -20,6 +20,7 @@ void wt_recorders_adopted(wt_session *s);
 void wt_recorders_before_table(void);
 void wt_recorders_step(wt_session *const *sessions, int n);
 void wt_recorders_flush(wt_session *const *sessions, int n);
+void wt_recorders_stopping(wt_session *s, double t);
 void wt_recorders_counters(wt_session *s, double now);
 /* Any thread (the encode step's snapshot). */
 void wt_recorders_snapshot(const wt_session *s, wt_stats_rec *out);

@@ -1,5 +1,6 @@
 /* The wasmtrace worker: one pthread that samples every registered thread at
- * absolute deadlines, drains the event rings, and encodes output in the
+ * absolute deadlines, steps the recorders (recorders.h: the app's events
+ * from the rings, the heap's samples, ...), and encodes output in the
  * time left between deadlines. It never touches the VFS and never waits for
  * the main thread: its only blocking call is the timed sleep, besides short
  * critical sections (registry and category mutexes, malloc's lock, and on
@@ -11,14 +12,16 @@
  * One iteration, in phases:
  *   adopt          adopt new sessions (a startup batch all at once)
  *   sample tick    one snapshot of every stack for the sessions due
- *   stop           end the sessions asked or due to stop
- *   drain rings    ring events into the running sessions
- *   counters       built-in counters at each session's counter interval
+ *   recorders      their step: what they gathered into the running sessions
+ *                  (the rings' events, the heap's queue)
+ *   stop           end the sessions asked or due to stop (the recorders
+ *                  flushed first, then told: open scopes end unfinished)
+ *   counters       counters at each session's counter interval
  *   next deadline  the earliest sampling or counter deadline
  *   encode         small encoder steps while time is left before it
  *   sleep          until the deadline (asked early, the rest spun: sleep_phase), or until woken
- * Stop and drain hand ring events out, so they wait (the rings keep the
- * events) while a session that should have some is in the table but not
+ * The recorders' step and the stop hand ring events out, so they wait (the
+ * rings keep the events) while a session that should have some is in the table but not
  * adopted yet: a startup batch under way, or a session added after the
  * iteration read the table.
  *
@@ -99,99 +102,7 @@ static int running(wt_session *s) {
   return s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING;
 }
 
-/* ---- drain rings ----------------------------------------------------------- */
-
-/* Gives a record to every running session that records its category and
- * started before it began. */
-static void dispatch(int nsessions, const wt_event_rec *rec) {
-  for (int i = 0; i < nsessions; i++) {
-    wt_session *s = wt_rt.sessions[i];
-    if (!running(s) || rec->ts_us < s->start_us) continue;
-    if (!((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> rec->cat) & 1)) continue;
-    wt_session_record_event(s, rec);
-  }
-}
-
-/* Moves events from every thread's ring into running sessions: scopes
- * complete when their END arrives; instants and counters at once. Events a
- * full ring dropped are added to every running session's drop count. */
-static void drain_rings(int nsessions) {
-  uint32_t nthreads = wt_registry_count();
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (!t) continue;
-    uint64_t dropped = atomic_load_explicit(&t->ring_dropped, memory_order_relaxed);
-    if (dropped != t->dropped_seen) {
-      for (int i = 0; i < nsessions; i++) {
-        wt_session *s = wt_rt.sessions[i];
-        if (running(s))
-          atomic_fetch_add_explicit(&s->events_dropped, dropped - t->dropped_seen, memory_order_relaxed);
-      }
-      t->dropped_seen = dropped;
-    }
-    uint32_t r = atomic_load_explicit(&t->ring_read, memory_order_relaxed);
-    uint32_t w = atomic_load_explicit(&t->ring_write, memory_order_acquire);
-    for (; r != w; r++) {
-      const wt_event *e = &t->ring[r & (WT_RING_CAPACITY - 1)];
-      uint32_t info = e->info, depth = WT_EVENT_DEPTH(info);
-      wt_event_rec rec = {.ts_us = e->ts_us, .value = e->value, .id = e->id,
-                          .thread = (uint16_t)slot, .cat = (uint8_t)WT_EVENT_CAT(info)};
-      if (info & WT_EVENT_GAP) {
-        /* Events were lost before this one: pairs that straddle the gap
-         * cannot be trusted. */
-        for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) t->open[d].id = 0;
-      }
-      switch (WT_EVENT_KIND(info)) {
-        case WT_EVENT_BEGIN:
-          if (depth < WT_MAX_DEPTH)
-            t->open[depth] = (wt_open_scope){.begin_us = e->ts_us, .id = e->id, .cat = rec.cat};
-          break;
-        case WT_EVENT_END:
-          if (depth < WT_MAX_DEPTH && t->open[depth].id) {
-            rec.ts_us = t->open[depth].begin_us;
-            rec.value = e->ts_us;
-            rec.id = t->open[depth].id;
-            rec.cat = (uint8_t)t->open[depth].cat;
-            rec.kind = WT_REC_SCOPE;
-            t->open[depth].id = 0;
-            dispatch(nsessions, &rec);
-          }
-          break;
-        case WT_EVENT_INSTANT:
-          rec.kind = WT_REC_INSTANT;
-          dispatch(nsessions, &rec);
-          break;
-        case WT_EVENT_COUNTER:
-          rec.kind = WT_REC_COUNTER;
-          dispatch(nsessions, &rec);
-          break;
-        default:
-          break;
-      }
-    }
-    atomic_store_explicit(&t->ring_read, r, memory_order_release);
-  }
-}
-
 /* ---- adopt and stop ---------------------------------------------------------- */
-
-/* Ends the scopes still open on every thread for a session that stops:
- * they are written as unfinished, ending at the stop time. */
-static void close_open_scopes(wt_session *s, double now) {
-  uint64_t mask = atomic_load_explicit(&s->cat_mask, memory_order_relaxed);
-  uint32_t nthreads = wt_registry_count();
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (!t) continue;
-    for (uint32_t d = 0; d < WT_MAX_DEPTH; d++) {
-      const wt_open_scope *o = &t->open[d];
-      if (!o->id || o->begin_us < s->start_us || !((mask >> o->cat) & 1)) continue;
-      wt_event_rec rec = {.ts_us = o->begin_us, .value = now, .id = o->id, .thread = (uint16_t)slot,
-                          .kind = WT_REC_SCOPE | WT_REC_UNFINISHED, .cat = (uint8_t)o->cat};
-      wt_session_record_event(s, &rec);
-    }
-  }
-}
 
 /* Adopts a STARTING session: due at once (its first tick in this
  * iteration) when `join` is 0, else at the first grid point after `now`
@@ -214,9 +125,8 @@ static void start_session(wt_session *s, double now, int join) {
  * at `t`, the tick time of this iteration: its tick, if it was due, is
  * taken, so no grid point at or before `t` is left to count. */
 static void stop_session(wt_session *s, int nsessions, double t) {
-  drain_rings(nsessions);
-  wt_recorders_flush(wt_rt.sessions, nsessions);
-  close_open_scopes(s, t);
+  wt_recorders_flush(wt_rt.sessions, nsessions); /* e.g. the rings' events (rec_events.c) */
+  wt_recorders_stopping(s, t);                   /* e.g. the scopes still open, unfinished */
   s->stop_us = t;
   /* CAS: the main thread may have failed the session meanwhile (output
    * error); a failed session never moves again. */
@@ -565,9 +475,8 @@ void *wt_worker_main(void *arg) {
     wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
     double t = sample_tick(ws, nsessions); /* the tick time */
     if (whole && table_unchanged(hold, nsessions)) {
-      wt_recorders_step(wt_rt.sessions, nsessions);
+      wt_recorders_step(wt_rt.sessions, nsessions); /* e.g. the rings' events into the sessions */
       stop_phase(nsessions, t);
-      drain_rings(nsessions);
       /* Again: a session added since needs the records it could still see. */
       if (now >= ws->next_reclaim_us && table_unchanged(hold, nsessions)) {
         reclaim_phase(nsessions);
