@@ -200,7 +200,8 @@ if (typeof window !== 'undefined' && typeof document !== 'undefined') wasmtraceP
 // Plain functions of the module's scope, where the js-library's imports,
 // the post-js files and the startup timeline call them; pthread workers
 // have them too (the wasmtrace worker names its frames with
-// wasmtraceParseNames). None reads an Emscripten internal. Node evaluates
+// wasmtraceParseNames). They use only documented runtime parts
+// (lengthBytesUTF8, FS, Module), no Emscripten internal. Node evaluates
 // this file to reach the pure ones (lib/names.mjs: the name parser;
 // tests/node/server-files.test.mjs: the server object's rules).
 // `text` with every lone surrogate replaced by U+FFFD, so that

@@ -81,12 +81,16 @@ export function nameCanonicalizer() {
  * The page files' shared functions (the end of js/wasmtrace_pre.js: text and
  * config checks, the config's source, the name-section parser), evaluated in
  * Node in a context of their own with `globals` (Module, location, FS, ...
- * as the page would have them). Returns the context: its globals are the
- * file's functions. The rest of the file runs too and finds no page (no
- * window, no worker, no WebAssembly in the context): it does nothing.
+ * as the page would have them; lengthBytesUTF8, the one runtime function
+ * they call, is Node's UTF-8 length unless given). Returns the context: its
+ * globals are the file's functions. The rest of the file runs too and finds
+ * no page (no window, no worker's self, no process in the context): it
+ * does nothing.
  */
 export function loadPageHelpers(globals = {}) {
-  const context = vm.createContext({ Module: {}, TextDecoder, URL, URLSearchParams, ...globals });
+  const context = vm.createContext({
+    Module: {}, TextDecoder, URL, URLSearchParams, lengthBytesUTF8: (text) => Buffer.byteLength(text, 'utf8'), ...globals,
+  });
   const source = readFileSync(new URL('../js/wasmtrace_pre.js', import.meta.url), 'utf8');
   vm.runInContext(source, context, { filename: 'wasmtrace_pre.js' });
   return context;

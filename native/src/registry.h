@@ -220,7 +220,8 @@ typedef struct wt_calls {
   _Atomic uint32_t counts[];
 } wt_calls;
 
-/* Worker-private bookkeeping of open scopes per thread (see worker.c). */
+/* Worker-private bookkeeping of open scopes per thread (rec_events.c; the
+ * worker's reclaim reads it too). */
 typedef struct wt_open_scope {
   double begin_us;
   uint32_t id;  /* 0: no open scope recorded at this depth */
@@ -341,7 +342,8 @@ uint64_t wt_registry_threads_reclaimed(void);
 /* Frees the record in `slot` if its thread has exited, and gives the slot
  * to the next thread that registers. Worker only, and only once nothing
  * reads the record any more: its ring drained, and no session that
- * sampled it or holds its open scopes still encoding (worker.c). */
+ * sampled it or holds its open scopes still encoding (worker.c's reclaim;
+ * rec_events.c drains the rings). */
 void wt_registry_reclaim(uint32_t slot);
 
 /* Copies a thread's shadow stack while it may move (protocol above).

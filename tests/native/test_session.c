@@ -356,7 +356,7 @@ WT_TEST(session_should_write_a_chrome_trace_with_samples_scopes_and_stats) {
   CHECK(outers[2] >= 1 && inners[2] >= 3);
   /* Unless events were lost: a thread's ring that filled while the worker
    * was not running (a loaded machine) drops events, and the worker then
-   * discards the scopes left open across the gap (drain_rings), so an
+   * discards the scopes left open across the gap (rec_events.c), so an
    * "outer" whose begin came before it is gone while its later "inner"s
    * are whole (seen once: a fresh-clone run under two CPU hogs). */
   if (stats.events_dropped == 0) CHECK_EQ_INT(inner_outside, 0);

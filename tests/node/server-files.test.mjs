@@ -175,7 +175,7 @@ describe("the config's source is resolved in one place: wasmtraceConfigSource", 
 });
 
 describe("a config's text is checked in one place: wasmtraceConfigText", () => {
-  const helpers = loadPageHelpers({ lengthBytesUTF8: (t) => Buffer.byteLength(t, 'utf8') });
+  const helpers = loadPageHelpers();
   const text = (v) => JSON.parse(JSON.stringify(helpers.wasmtraceConfigText(v)));
   const max = 1048576;
 
