@@ -1,10 +1,10 @@
-/* Recorders: each kind of data a session records besides the CPU samples
- * (the app's own scopes, instants and counters, the built-in counters, the
- * heap, the startup timeline, ...) is one module behind this interface,
- * after the Perfetto SDK's
- * data sources: it owns its per-session state, its step in the worker's
- * loop, its share of the session's memory, its counters, its member of the
- * trace's stats record and the spans it gives every format. The session
+/* Recorders: each kind of data a session records, the CPU samples aside
+ * (the app's own scopes, instants and counters; the built-in counters; the
+ * heap; the startup timeline; ...), is one module behind this interface,
+ * after the Perfetto SDK's data sources: it owns its per-session state, its
+ * step in the worker's loop, its share of the session's memory, its
+ * counters, its member of the trace's stats record and the spans it gives
+ * every format. The session
  * (session.c, session_encode.c), the worker, the API and the encoders call
  * recorders through the registry (recorders.h) and name none of them; a new
  * kind of data is its own module and one line in the registry.
