@@ -27,7 +27,7 @@
 /* Recorders (recorder.h) a session may have, and the words of settings
  * each one keeps in a session's config (its own keys, read by its own
  * reader: wt_config_key). */
-#define WT_RECORDERS_MAX 6
+#define WT_RECORDERS_MAX 7
 #define WT_RECORDER_OPTIONS 2
 
 typedef enum wt_format { WT_FORMAT_CHROME = 0, WT_FORMAT_FIREFOX = 1, WT_FORMAT_FOLDED = 2 } wt_format;

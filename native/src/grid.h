@@ -1,8 +1,8 @@
 /* The sampling grid: every figure that turns times into grid points, in one
  * place. A session with interval P samples at the grid points k * P of the
  * shared clock (whole microseconds, integers in double precision: exact).
- * worker.c's header ("The tick grid", "Accounting") says how the worker
- * walks the grid; tests/native/test_grid.c checks the accounting it gives.
+ * rec_samples.c's header ("The tick grid", "Accounting") says how the
+ * worker walks the grid; tests/native/test_grid.c checks the accounting it gives.
  *
  * One wt_grid per session, worker-owned: when its next tick is due, how
  * many ticks it took, and how late they were. Weights (how many periods a

@@ -201,7 +201,7 @@ static uint16_t own_stack(wt_thread *t, uint32_t *out, uint8_t *truncated) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t id = WT_SLOT_ID(WT_I_LOAD_OWN_U64(&t->frames[i]), i);
     /* The start routine pushed as a base frame and again by its own hook
-     * is shown once, as the sampler shows it (worker.c). */
+     * is shown once, as the sampler shows it (rec_samples.c). */
     if (i == 1 && k == 1 && out[0] == id && atomic_load_explicit(&t->base_frame, memory_order_relaxed))
       continue;
     out[k++] = id;

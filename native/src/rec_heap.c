@@ -106,8 +106,9 @@ static void created(wt_session *s, void *state) {
     note_grow_unwrapped(s->config.name);
 }
 
-static void adopted(wt_session *s, void *state) {
+static void adopted(wt_session *s, void *state, double now) {
   (void)s;
+  (void)now;
   ((heap_state *)state)->from_pos = wt_heap_drain_position();
 }
 

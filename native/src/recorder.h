@@ -1,6 +1,6 @@
-/* Recorders: each kind of data a session records, the CPU samples aside
- * (the app's own scopes, instants and counters; the built-in counters; the
- * heap; the startup timeline; ...), is one module behind this interface,
+/* Recorders: each kind of data a session records (the CPU samples; the
+ * app's own scopes, instants and counters; the built-in counters; the
+ * heap; the startup timeline; ...) is one module behind this interface,
  * after the Perfetto SDK's data sources: it owns its per-session state, its
  * step in the worker's loop, its share of the session's memory, its
  * counters, its member of the trace's stats record and the spans it gives
@@ -46,10 +46,30 @@ typedef struct wt_recorder {
   unsigned events_share_pct;
   /* The session is in the session table (api.c): any thread, once. */
   void (*created)(struct wt_session *s, void *state);
-  /* The worker adopts the session: it records from now on. Worker. */
-  void (*adopted)(struct wt_session *s, void *state);
+  /* Each worker iteration, before it adopts the sessions starting (it may
+   * adopt none): what the sessions running tell those it adopts (e.g. the
+   * sampling grid they join). Sees every session. Worker. */
+  void (*adopting)(struct wt_session *const *sessions, int n);
+  /* The worker adopts the session at `now` (whole us): it records from now
+   * on. Worker. */
+  void (*adopted)(struct wt_session *s, void *state, double now);
   /* Each worker iteration, before it reads the session table. Worker. */
   void (*before_table)(void);
+  /* Each worker iteration, after the adopt phase: the time-critical reading
+   * of the sessions due at `t` (whole us), e.g. one snapshot of every
+   * stack. Returns the tick time: `t` if none was due, else the time its
+   * readings are stamped with (at or after `t`); none of its sessions is due at the
+   * time it returns. The worker stops sessions at that time, so that no
+   * due reading is left before a stop. Sees every session; one recorder
+   * ticks today (the CPU samples), and a second would be handed the
+   * first's time. Worker. */
+  double (*tick)(struct wt_session *const *sessions, int n, double t);
+  /* When the running session next needs the worker (its next tick), in
+   * us of the shared clock; the worker sleeps until the earliest. Worker. */
+  double (*deadline)(const struct wt_session *s, const void *state);
+  /* Its steady period for the running session in us (0: none): the
+   * worker's sleep spins for the shortest (worker_sleep.h). Worker. */
+  double (*period)(const struct wt_session *s, const void *state);
   /* Each worker iteration whose table read is whole (no startup batch
    * half-added): moves what it gathered into the running sessions. `flush`
    * is the same before a session stops, so that it keeps what came before
@@ -72,6 +92,9 @@ typedef struct wt_recorder {
   /* On the final step: the spans it gives the encoders (set->n 0: none).
    * Worker. */
   void (*spans)(const wt_encode_view *v, wt_span_set *set);
+  /* The worker ends (the runtime shuts down): gives back what its worker
+   * hooks kept across sessions. Worker. */
+  void (*worker_exit)(void);
 } wt_recorder;
 
 /* Whether a span of a process-wide table (span_table.h) is the session's:

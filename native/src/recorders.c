@@ -2,11 +2,12 @@
  * module (recorder.h) and one line in `all` below. */
 #include "recorders.h"
 
-extern const wt_recorder wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask,
+extern const wt_recorder wt_recorder_samples, wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask,
     wt_recorder_calls, wt_recorder_events;
 
 static const wt_recorder *const all[] = {
-    &wt_recorder_counters, /* first: its counters come first in each batch */
+    &wt_recorder_samples,  /* the worker's clock: its tick time stamps every stop */
+    &wt_recorder_counters, /* first with counters: they come first in each batch */
     &wt_recorder_heap,
     &wt_recorder_timeline,
     &wt_recorder_longtask,
@@ -71,9 +72,44 @@ void wt_recorders_created(wt_session *s) {
     if (has(s, i) && all[i]->created) all[i]->created(s, s->recorder_state[i]);
 }
 
-void wt_recorders_adopted(wt_session *s) {
+void wt_recorders_adopting(wt_session *const *sessions, int n) {
   for (int i = 0; i < COUNT; i++)
-    if (has(s, i) && all[i]->adopted) all[i]->adopted(s, s->recorder_state[i]);
+    if (all[i]->adopting) all[i]->adopting(sessions, n);
+}
+
+void wt_recorders_adopted(wt_session *s, double now) {
+  for (int i = 0; i < COUNT; i++)
+    if (has(s, i) && all[i]->adopted) all[i]->adopted(s, s->recorder_state[i], now);
+}
+
+double wt_recorders_tick(wt_session *const *sessions, int n, double t) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->tick) t = all[i]->tick(sessions, n, t);
+  return t;
+}
+
+double wt_recorders_deadline(const wt_session *s, double next) {
+  for (int i = 0; i < COUNT; i++) {
+    if (!has(s, i) || !all[i]->deadline) continue;
+    double d = all[i]->deadline(s, s->recorder_state[i]);
+    if (d < next) next = d;
+  }
+  return next;
+}
+
+double wt_recorders_period(const wt_session *s) {
+  double p = 0;
+  for (int i = 0; i < COUNT; i++) {
+    if (!has(s, i) || !all[i]->period) continue;
+    double q = all[i]->period(s, s->recorder_state[i]);
+    if (q > 0 && (p == 0 || q < p)) p = q;
+  }
+  return p;
+}
+
+void wt_recorders_worker_exit(void) {
+  for (int i = 0; i < COUNT; i++)
+    if (all[i]->worker_exit) all[i]->worker_exit();
 }
 
 void wt_recorders_before_table(void) {

@@ -16,8 +16,16 @@ void wt_recorders_prepare(wt_session *s);
 /* The session is in the table and starting (api.c). Any thread. */
 void wt_recorders_created(wt_session *s);
 /* Worker. */
-void wt_recorders_adopted(wt_session *s);
 void wt_recorders_before_table(void);
+void wt_recorders_adopting(wt_session *const *sessions, int n);
+void wt_recorders_adopted(wt_session *s, double now);
+/* The tick time (recorder.h, tick), from the time `t` it checks at. */
+double wt_recorders_tick(wt_session *const *sessions, int n, double t);
+/* The earlier of `next` and the running session's recorders' deadlines. */
+double wt_recorders_deadline(const wt_session *s, double next);
+/* The shortest period of the running session's recorders, 0 if none. */
+double wt_recorders_period(const wt_session *s);
+void wt_recorders_worker_exit(void);
 void wt_recorders_step(wt_session *const *sessions, int n);
 void wt_recorders_flush(wt_session *const *sessions, int n);
 void wt_recorders_stopping(wt_session *s, double t);

@@ -4,7 +4,7 @@
  *   - control: any thread creates a session (api.c: wt_session_start) and
  *     requests its stop; its config is immutable from then on;
  *   - counters: atomics the worker (and the pump) add to, anyone reads;
- *   - worker-owned: its sampling grid (grid.h, walked by worker.c), what it
+ *   - worker-owned: its sampling grid (grid.h, walked by rec_samples.c), what it
  *     records into (`rec`, session.c: samples, ring events as scopes) and
  *     its encoding (`enc`, session_encode.c: encodes into `out`); worker.c
  *     decides when each happens;
@@ -125,7 +125,7 @@ struct wt_session {
   _Atomic uint64_t alloc_refused; /* its allocations refused (mem.h) */
 
   /* --- worker-owned -------------------------------------------------------- */
-  wt_grid grid;     /* its sampling schedule (grid.h; worker.c walks it) */
+  wt_grid grid;     /* its sampling schedule (grid.h; rec_samples.c walks it) */
   double stop_us, next_counter_us;
   wt_session_rec rec; /* what it records into (session.c) */
   wt_session_enc enc; /* how it is encoded (session_encode.c) */

@@ -90,7 +90,7 @@ void wt_runtime_start_from_config(void) {
   }
   if (config || queued > 0) {
     /* The worker adopts none of them until all are in the table, so that
-     * they start in one iteration and share their first tick (worker.c).
+     * they start in one iteration and share their first tick (rec_samples.c).
      * hold_seq is odd from before the first session is published (the
      * session count's release store follows it) until after the last one
      * is (this release store follows them). */

@@ -1,7 +1,7 @@
-/* The wasmtrace worker: one pthread that samples every registered thread at
- * absolute deadlines, steps the recorders (recorders.h: the app's events
- * from the rings, the heap's samples, ...), and encodes output in the
- * time left between deadlines. It never touches the VFS and never waits for
+/* The wasmtrace worker: one pthread that runs the recorders (recorders.h:
+ * the CPU samples at absolute deadlines, the app's events from the rings,
+ * the heap's samples, ...) and encodes output in the time left between
+ * deadlines. It never touches the VFS and never waits for
  * the main thread: its only blocking call is the timed sleep, besides short
  * critical sections (registry and category mutexes, malloc's lock, and on
  * its out-of-memory exit the session table's) that no holder keeps while
@@ -11,13 +11,14 @@
  *
  * One iteration, in phases:
  *   adopt          adopt new sessions (a startup batch all at once)
- *   sample tick    one snapshot of every stack for the sessions due
+ *   tick           the recorders' tick: one snapshot of every stack for
+ *                  the sessions due (rec_samples.c); its time T stamps stops
  *   recorders      their step: what they gathered into the running sessions
  *                  (the rings' events, the heap's queue)
  *   stop           end the sessions asked or due to stop (the recorders
  *                  flushed first, then told: open scopes end unfinished)
  *   counters       counters at each session's counter interval
- *   next deadline  the earliest sampling or counter deadline
+ *   next deadline  the earliest recorder (sampling) or counter deadline
  *   encode         small encoder steps while time is left before it
  *   sleep          until the deadline (asked early, the rest spun: sleep_phase), or until woken
  * The recorders' step and the stop hand ring events out, so they wait (the
@@ -25,28 +26,10 @@
  * adopted yet: a startup batch under way, or a session added after the
  * iteration read the table.
  *
- * The tick grid. Times on the grid are whole microseconds (the clock rounded
- * up), and a sampling deadline is a multiple of its session's interval P in
- * the shared clock (integers in double precision, so exact). Sessions with
- * the same interval are due in the same iterations and share one snapshot,
- * hence the very same sample timestamp: the iteration's tick time T, taken
- * just after the snapshot (a sample is stamped after its copy, never before
- * it). A session adopted while no other samples is due at once; one adopted
- * while others sample is due at the first grid point after its adoption, so
- * that its ticks are the others' ticks.
- *
- * Accounting. A tick's grid point is the last one at or before its
- * timestamp, floor(T / P) * P; after a tick its session is next due at the
- * grid point after that one, and the grid points a late worker skipped
- * before the next tick's are added to ticks_missed. A stop is handled after
- * the tick of its iteration, with stop_us = T, so that a due grid point is
- * sampled, not called missed, and none after the last tick's is left over.
- * Hence, exactly, for a session that ticked (tests/native/test_grid.c):
- *   ticks + ticks_missed == floor(stop_us / P) - floor(first tick's T / P) + 1
- *   floor(stop_us / P) == floor(last tick's T / P)
- * Grid points before the first tick (a worker late to adopt a session, or
- * late for the deadline a joining session got) are not counted: a session's
- * grid starts at its first tick. The figures are grid.h's. */
+ * The sample tick and its grid are the CPU samples recorder's (rec_samples.c:
+ * "The tick grid", "Accounting"); the worker stops sessions at its tick
+ * time T, after the tick, so that a due grid point is sampled, not called
+ * missed (tests/native/test_grid.c). */
 #include "worker.h"
 
 #include <math.h>
@@ -72,10 +55,6 @@
 #define APP_HEAP_EVERY_US 5000.0  /* checks the app's heap headroom (mem.h) this often */
 
 typedef struct worker_state {
-  uint32_t (*stacks)[WT_MAX_DEPTH]; /* snapshot per thread slot, `cap` slots */
-  int *depths;                      /* frames copied, -2 if not sampled */
-  uint8_t *flags;                   /* WT_SAMPLE_* of each slot's copy */
-  uint32_t cap;
   double us_per_item;               /* measured cost of encoding one sample or event */
   uint8_t bursting[WT_MAX_SESSION_IDS]; /* was due, and a slice of backlog is left */
   double next_reclaim_us;           /* reclaim_phase runs from then on */
@@ -104,18 +83,16 @@ static int running(wt_session *s) {
 
 /* ---- adopt and stop ---------------------------------------------------------- */
 
-/* Adopts a STARTING session: due at once (its first tick in this
- * iteration) when `join` is 0, else at the first grid point after `now`
- * (the next tick that the sessions already sampling take). */
-static void start_session(wt_session *s, double now, int join) {
+/* Adopts a STARTING session at `now`: its recorders record from now on
+ * (the CPU samples' first tick: rec_samples.c). */
+static void start_session(wt_session *s, double now) {
   wt_status st = wt_session_setup_sampling(s, now);
   if (st != WT_OK) {
     wt_session_fail(s, "could not set up buffers: %s", wt_status_str(st));
     return;
   }
-  wt_grid_start(&s->grid, now, s->config.interval_us, join);
   s->next_counter_us = now;
-  wt_recorders_adopted(s);
+  wt_recorders_adopted(s, now);
   int expected = WT_SESSION_STARTING;
   atomic_compare_exchange_strong(&s->state, &expected, WT_SESSION_RUNNING);
   wt_runtime_update_categories();
@@ -140,13 +117,7 @@ static void stop_session(wt_session *s, int nsessions, double t) {
  * `whole` (the table read holds no part of a startup batch without the
  * rest). */
 static void adopt_phase(int nsessions, double now, int whole) {
-  /* Sessions adopted in this iteration join the grid of those that sample
-   * already; with none, the first tick is taken at once. */
-  int join = 0;
-  for (int i = 0; i < nsessions; i++) {
-    wt_session *s = wt_rt.sessions[i];
-    if (running(s) && s->config.sampling) join = 1;
-  }
+  wt_recorders_adopting(wt_rt.sessions, nsessions); /* e.g. the grid they join */
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!s) continue;
@@ -154,12 +125,12 @@ static void adopt_phase(int nsessions, double now, int whole) {
     if (st == WT_SESSION_FAILED)
       wt_session_release_failed(s);
     else if (st == WT_SESSION_STARTING && whole)
-      start_session(s, now, join);
+      start_session(s, now);
   }
 }
 
 /* Stops the sessions asked to stop or whose duration is over at `t`. Runs
- * after the sample tick (see "Accounting" above). */
+ * after the tick (rec_samples.c, "Accounting"). */
 static void stop_phase(int nsessions, double t) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
@@ -214,80 +185,6 @@ static void reclaim_phase(int nsessions) {
   }
 }
 
-/* ---- sample tick ----------------------------------------------------------- */
-
-/* Copies every live thread's stack once. Returns the number of slots
- * snapshotted (fewer than nthreads only if memory ran out). The buffers grow
- * with the registry, so the worker's first tick allocates little. */
-static uint32_t snapshot(worker_state *ws, uint32_t nthreads) {
-  if (nthreads > ws->cap) {
-    uint32_t cap = ws->cap ? ws->cap : 8;
-    while (cap < nthreads) cap *= 2;
-    uint32_t(*stacks)[WT_MAX_DEPTH] = wt_mem_realloc(ws->stacks, cap * sizeof *stacks);
-    if (stacks) ws->stacks = stacks;
-    int *depths = wt_mem_realloc(ws->depths, cap * sizeof *depths);
-    if (depths) ws->depths = depths;
-    uint8_t *flags = wt_mem_realloc(ws->flags, cap * sizeof *flags);
-    if (flags) ws->flags = flags;
-    if (stacks && depths && flags) ws->cap = cap;
-    if (nthreads > ws->cap) nthreads = ws->cap;
-  }
-  for (uint32_t slot = 0; slot < nthreads; slot++) {
-    wt_thread *t = wt_registry_get(slot);
-    if (!t || atomic_load_explicit(&t->exited, memory_order_acquire)) {
-      ws->depths[slot] = -2; /* not sampled */
-      continue;
-    }
-    uint32_t depth;
-    int partial;
-    int n = wt_stack_copy(t, ws->stacks[slot], &depth, &partial);
-    /* Read after the copy: a thread that waits does not move its stack. */
-    ws->flags[slot] = (partial ? WT_SAMPLE_PARTIAL : 0) |
-                      (atomic_load_explicit(&t->waiting, memory_order_relaxed) ? WT_SAMPLE_WAITING : 0);
-    /* The start routine pushed as a base frame (threads.c) and pushed
-     * again by its own hook when it is instrumented: shown once. */
-    if (n >= 2 && ws->stacks[slot][0] == ws->stacks[slot][1] &&
-        atomic_load_explicit(&t->base_frame, memory_order_relaxed)) {
-      memmove(ws->stacks[slot], ws->stacks[slot] + 1, (size_t)(n - 1) * sizeof ws->stacks[slot][0]);
-      n--;
-    }
-    ws->depths[slot] = n;
-  }
-  return nthreads;
-}
-
-static int sample_due(wt_session *s, double t) {
-  return running(s) && s->config.sampling && s->grid.next_us <= t;
-}
-
-/* If a session is due, takes one snapshot of every live thread's stack;
- * every session due by the time the copies are done gets one sample per
- * thread from it, all stamped with that time. Returns the tick time T (see
- * "The tick grid"): that time, or if none was due the time it checked, in
- * whole us. After it, no sampling session is due at T. */
-static double sample_tick(worker_state *ws, int nsessions) {
-  double t = ceil(wt_platform_now_us());
-  int any_due = 0;
-  for (int i = 0; i < nsessions && !any_due; i++) any_due = sample_due(wt_rt.sessions[i], t);
-  if (!any_due) return t;
-  uint32_t nthreads = snapshot(ws, wt_registry_count());
-  t = ceil(wt_platform_now_us());
-  for (int i = 0; i < nsessions; i++) {
-    wt_session *s = wt_rt.sessions[i];
-    if (!sample_due(s, t)) continue;
-    for (uint32_t slot = 0; slot < nthreads; slot++) {
-      if (ws->depths[slot] == -2) continue;
-      wt_session_record_sample(s, (uint16_t)slot, ws->stacks[slot], ws->depths[slot], t,
-                               ws->flags[slot]);
-    }
-    /* Its next deadline is the next grid point (a metronome); the points a
-     * late worker skipped are missed. */
-    uint64_t missed = wt_grid_tick(&s->grid, t, s->config.interval_us);
-    if (missed) atomic_fetch_add_explicit(&s->ticks_missed, missed, memory_order_relaxed);
-  }
-  return t;
-}
-
 /* ---- counters -------------------------------------------------------------- */
 
 /* The counters of each session's recorders (the built-in ones first:
@@ -328,13 +225,14 @@ static void app_heap_phase(worker_state *ws, int nsessions, double now) {
 
 /* ---- next deadline --------------------------------------------------------- */
 
-/* The earliest sampling or counter deadline of the running sessions. */
+/* The earliest recorder (e.g. sampling) or counter deadline of the
+ * running sessions. */
 static double next_deadline(int nsessions, double now) {
   double next = now + IDLE_SLEEP_US;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
     if (!running(s)) continue;
-    if (s->config.sampling && s->grid.next_us < next) next = s->grid.next_us;
+    next = wt_recorders_deadline(s, next);
     if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
   }
   return next;
@@ -422,13 +320,15 @@ static void encode_phase(worker_state *ws, int nsessions, double next) {
 
 /* ---- sleep ----------------------------------------------------------------- */
 
-/* The shortest sampling period of the running sessions, 0 if none samples. */
+/* The shortest recorder period (e.g. sampling) of the running sessions, 0
+ * if none has one. */
 static double shortest_period(int nsessions) {
   double p = 0;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!running(s) || !s->config.sampling) continue;
-    if (p == 0 || s->config.interval_us < p) p = s->config.interval_us;
+    if (!running(s)) continue;
+    double q = wt_recorders_period(s);
+    if (q > 0 && (p == 0 || q < p)) p = q;
   }
   return p;
 }
@@ -452,9 +352,8 @@ void *wt_worker_main(void *arg) {
   atomic_store_explicit(&wt_rt.worker_started_us, wt_platform_now_us(), memory_order_relaxed);
   wt_registry_exclude_self();
   /* Its state is static (there is one worker at a time), so that it starts
-   * whatever the heap: nothing here can fail for lack of memory, and the
-   * snapshot buffers below grow on demand (a refusal samples fewer
-   * threads). */
+   * whatever the heap: nothing here can fail for lack of memory (the
+   * recorders' buffers, e.g. the stack snapshot, grow on demand). */
   static worker_state ws_storage;
   worker_state *ws = &ws_storage;
   memset(ws, 0, sizeof *ws);
@@ -473,7 +372,8 @@ void *wt_worker_main(void *arg) {
 
     adopt_phase(nsessions, now, whole);
     wt_server_poll(nsessions); /* diagnostic server: stops asked for off the main thread */
-    double t = sample_tick(ws, nsessions); /* the tick time */
+    /* The tick time T (e.g. every stack snapshotted for the sessions due). */
+    double t = wt_recorders_tick(wt_rt.sessions, nsessions, ceil(wt_platform_now_us()));
     if (whole && table_unchanged(hold, nsessions)) {
       wt_recorders_step(wt_rt.sessions, nsessions); /* e.g. the rings' events into the sessions */
       stop_phase(nsessions, t);
@@ -493,9 +393,7 @@ void *wt_worker_main(void *arg) {
     awake += sleep_phase(ws, nsessions, next, wake_seen); /* a spin is CPU too */
     atomic_fetch_add_explicit(&wt_rt.worker_busy_us, (uint64_t)awake, memory_order_relaxed);
   }
-  wt_mem_free(ws->stacks);
-  wt_mem_free(ws->depths);
-  wt_mem_free(ws->flags);
+  wt_recorders_worker_exit(); /* e.g. the stack snapshot's buffers */
   memset(ws, 0, sizeof *ws);
   atomic_store_explicit(&wt_rt.worker_exited, 1, memory_order_release);
   return NULL;

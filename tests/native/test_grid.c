@@ -1,5 +1,5 @@
-/* The sampling tick grid (worker.c): sessions that start together share
- * every sample timestamp, a session started later ticks on the grid of the
+/* The sampling tick grid (rec_samples.c, in worker.c's loop): sessions
+ * that start together share every sample timestamp, a session started later ticks on the grid of the
  * running ones, and the grid points of a session's life, from its first
  * tick's to its stop's, are each sampled or counted as missed, exactly, the
  * last one sampled, also when the worker notices a stop late. A startup
@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "cJSON.h"
+#include "recorders.h"
 #include "runtime.h"
 #include "runtime_start.h"
 #include "session.h"
@@ -165,7 +166,7 @@ static void note_accounting(recording *r) {
 /* The grid point (its index) at or before a time in us. */
 static int64_t grid_point(double us) { return (int64_t)floor(us / INTERVAL_US); }
 
-/* The accounting worker.c states, checked exactly from the recorded
+/* The accounting rec_samples.c states, checked exactly from the recorded
  * timestamps and the stop time: one thread (this one), so one sample and
  * one distinct timestamp per tick, each tick on its own grid point, and
  * ticks + missed == the grid points from the first tick's through the
@@ -509,6 +510,46 @@ WT_TEST(events_between_a_startup_sessions_creation_and_adoption_should_reach_it)
   CHECK_EQ_INT(g2_events_in_file, 0);
 }
 
+/* The CPU samples are a recorder (rec_samples.c): the worker learns a
+ * session's deadline and its sleep's period from the registry, which asks
+ * the sampler only for a session that samples; a session adopted while
+ * another samples is due at the next grid point, else at once. No worker
+ * reads these sessions (they are not in the table): the hooks are called
+ * as the worker calls them. Runs before any test starts the worker (the
+ * sampler's adopt state is the worker's). */
+WT_TEST(the_sampler_recorder_should_set_deadlines_only_for_sessions_that_sample) {
+  static wt_session on, off, later;
+  wt_config_defaults(&on.config, "on");
+  on.config.interval_us = 500;
+  wt_config_defaults(&off.config, "off");
+  off.config.sampling = 0;
+  wt_config_defaults(&later.config, "later");
+  later.config.interval_us = 500;
+  wt_session *const all[] = {&on, &off, &later};
+  for (int i = 0; i < 3; i++) {
+    wt_recorders_prepare(all[i]);
+    atomic_store(&all[i]->state, WT_SESSION_STARTING);
+  }
+  /* None samples yet: due at once. */
+  wt_recorders_adopting(all, 3);
+  wt_recorders_adopted(&on, 10250);
+  wt_recorders_adopted(&off, 10250);
+  atomic_store(&on.state, WT_SESSION_RUNNING);
+  atomic_store(&off.state, WT_SESSION_RUNNING);
+  CHECK(wt_recorders_deadline(&on, 1e9) == 10250);
+  CHECK(wt_recorders_deadline(&off, 1e9) == 1e9); /* no sampling deadline */
+  CHECK(wt_recorders_period(&on) == 500);
+  CHECK(wt_recorders_period(&off) == 0);
+  /* A tick before the deadline takes nothing and returns the time asked. */
+  CHECK(wt_recorders_tick(all, 3, 10000) == 10000);
+  CHECK(on.grid.ticks == 0);
+  /* `on` samples now: `later` joins its grid at the point after 10600. */
+  wt_recorders_adopting(all, 3);
+  wt_recorders_adopted(&later, 10600);
+  CHECK(wt_recorders_deadline(&later, 1e9) == 11000);
+  CHECK(off.grid.next_us == 0 && off.grid.ticks == 0);
+}
+
 /* The grid's arithmetic alone (grid.h): deadlines, missed points, lateness
  * and weights, on made-up times. */
 WT_TEST(the_grid_should_count_missed_points_lateness_and_weights) {
@@ -537,6 +578,7 @@ WT_TEST(the_grid_should_count_missed_points_lateness_and_weights) {
 int main(int argc, char **argv) {
   if (!wt_test_make_tmpdir(tmpdir, sizeof tmpdir, "grid")) return 1;
   static const wt_test tests[] = {
+      WT_TEST_ENTRY(the_sampler_recorder_should_set_deadlines_only_for_sessions_that_sample),
       WT_TEST_ENTRY(the_grid_should_count_missed_points_lateness_and_weights),
       WT_TEST_ENTRY(sessions_started_together_should_share_every_sample_timestamp),
       WT_TEST_ENTRY(a_session_started_later_should_tick_with_the_running_ones),

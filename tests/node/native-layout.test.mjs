@@ -81,14 +81,14 @@ test('the session, the worker, the API and the encoders name no recorder', () =>
   const g = includeGraph();
   const core = ['session', 'session_encode', 'worker', 'api', 'encoder', 'encoder_chrome', 'encoder_firefox', 'encoder_folded'];
   for (const m of core) {
-    for (const own of ['heap', 'phases', 'span_table', 'rec_counters', 'rec_heap', 'rec_timeline', 'rec_longtask', 'rec_calls', 'rec_events']) {
+    for (const own of ['heap', 'phases', 'span_table', 'rec_counters', 'rec_heap', 'rec_timeline', 'rec_longtask', 'rec_calls', 'rec_events', 'rec_samples']) {
       assert.ok(!g.get(m).has(own), `${m} includes ${own}.h: reach it through recorders.h`);
     }
   }
   const named = [];
   for (const f of readdirSync(dir).filter((x) => /\.[ch]$/.test(x))) {
     if (/^(rec_|recorders\.c)/.test(f)) continue;
-    if (/wt_recorder_(counters|heap|timeline|longtask|calls|events)\b/.test(readFileSync(join(dir, f), 'utf8'))) named.push(f);
+    if (/wt_recorder_(samples|counters|heap|timeline|longtask|calls|events)\b/.test(readFileSync(join(dir, f), 'utf8'))) named.push(f);
   }
   assert.deepEqual(named, [], 'only the registry (recorders.c) names a recorder');
 });
