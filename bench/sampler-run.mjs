@@ -13,7 +13,7 @@ import { parseTrace } from '../lib/trace.mjs';
  * missed, thread record bytes.
  *
  * A tick's lateness is its time T minus its deadline: the grid point after
- * the previous tick's, (floor(T_prev / P) + 1) * P (native/src/worker.c,
+ * the previous tick's, (floor(T_prev / P) + 1) * P (native/src/rec_samples.c,
  * "The tick grid"). Sample times are the tick times in whole µs, so the
  * busy thread's consecutive samples give every tick's lateness exactly (to
  * the clock's resolution), where the stats' power-of-two buckets can only

@@ -44,7 +44,8 @@
 #include "registry.h"
 #include "session.h"
 
-/* The snapshot, worker-only (one worker at a time): static, so that the
+/* The snapshot, worker-only (one worker at a time; a host test calls the
+ * hooks before any worker runs): static, so that the
  * worker starts whatever the heap; the buffers grow with the registry on
  * demand (a refusal samples fewer threads), so its first tick allocates
  * little. */

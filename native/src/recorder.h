@@ -39,7 +39,8 @@ typedef struct wt_recorder {
   void (*init)(void);
   /* Whether a session with this config records it (its config key or
    * category). A recorder a session does not record gets no other call
-   * for that session (but step and flush, which see every session). */
+   * for that session (but adopting, tick, step and flush, which see every
+   * session and check for themselves). */
   int (*wanted)(const wt_session_config *c);
   /* Percent of the session's memory limit it moves from the pending
    * samples' share to the pending events' (its records wait there). */

@@ -360,7 +360,7 @@ wt_status wt_session_prealloc(wt_session *s) {
 }
 
 wt_status wt_session_setup_sampling(wt_session *s, double now_us) {
-  (void)now_us; /* the first deadline is the worker's (worker.c) */
+  (void)now_us; /* the first deadline is the sampler's (rec_samples.c) */
   s->enc.encoder = encoder_for(s->config.format);
   if (!s->enc.encoder) return WT_ERR_UNSUPPORTED;
   if (!set_budgets(s)) {

@@ -12,7 +12,7 @@
  * the trace) and pushes the routine as the stack's base frame (so a thread
  * with no instrumented frames still says where it runs; when the routine is
  * itself instrumented, its hook pushes it again and the sampler shows it
- * once, worker.c). Registration happens only while wasmtrace's runtime is
+ * once, rec_samples.c). Registration happens only while wasmtrace's runtime is
  * up (a startup config or a session started): an app that never records
  * pays no thread record (~100 KiB each, registry.h) for its pthreads.
  *

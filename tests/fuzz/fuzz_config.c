@@ -24,7 +24,7 @@ static int read_switch_key(const cJSON *v, const char *path, uint32_t options[WT
 const wt_config_key *wt_config_recorder_key(int i, int *owner) {
   static const wt_config_key heap = {"heap", read_switch_key};
   if (i != 0) return NULL;
-  *owner = 1;
+  *owner = 1; /* any index: this stub reads its own options back */
   return &heap;
 }
 

@@ -530,19 +530,19 @@ WT_TEST(the_sampler_recorder_should_set_deadlines_only_for_sessions_that_sample)
     wt_recorders_prepare(all[i]);
     atomic_store(&all[i]->state, WT_SESSION_STARTING);
   }
-  /* None samples yet: due at once. */
+  /* `off` runs but does not sample: `on` joins no grid, due at once. */
+  wt_recorders_adopting(all, 3);
+  wt_recorders_adopted(&off, 10000);
+  atomic_store(&off.state, WT_SESSION_RUNNING);
   wt_recorders_adopting(all, 3);
   wt_recorders_adopted(&on, 10250);
-  wt_recorders_adopted(&off, 10250);
   atomic_store(&on.state, WT_SESSION_RUNNING);
-  atomic_store(&off.state, WT_SESSION_RUNNING);
   CHECK(wt_recorders_deadline(&on, 1e9) == 10250);
   CHECK(wt_recorders_deadline(&off, 1e9) == 1e9); /* no sampling deadline */
   CHECK(wt_recorders_period(&on) == 500);
   CHECK(wt_recorders_period(&off) == 0);
   /* A tick before the deadline takes nothing and returns the time asked. */
   CHECK(wt_recorders_tick(all, 3, 10000) == 10000);
-  CHECK(on.grid.ticks == 0);
   /* `on` samples now: `later` joins its grid at the point after 10600. */
   wt_recorders_adopting(all, 3);
   wt_recorders_adopted(&later, 10600);
