@@ -59,11 +59,11 @@ typedef struct wt_recorder {
   /* Each worker iteration, after the adopt phase: the time-critical reading
    * of the sessions due at `t` (whole us), e.g. one snapshot of every
    * stack. Returns the tick time: `t` if none was due, else the time its
-   * readings are stamped with (at or after `t`); none of its sessions is due at the
-   * time it returns. The worker stops sessions at that time, so that no
-   * due reading is left before a stop. Sees every session; one recorder
-   * ticks today (the CPU samples), and a second would be handed the
-   * first's time. Worker. */
+   * readings are stamped with (at or after `t`); none of its sessions is
+   * due at the time it returns. The worker stops sessions at that time, so
+   * that no due reading is left before a stop. Sees every session; one
+   * recorder ticks today (the CPU samples), and a second would be handed
+   * the first's time. Worker. */
   double (*tick)(struct wt_session *const *sessions, int n, double t);
   /* When the running session next needs the worker (its next tick), in
    * us of the shared clock; the worker sleeps until the earliest. Worker. */

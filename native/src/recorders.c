@@ -2,8 +2,8 @@
  * module (recorder.h) and one line in `all` below. */
 #include "recorders.h"
 
-extern const wt_recorder wt_recorder_samples, wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline, wt_recorder_longtask,
-    wt_recorder_calls, wt_recorder_events;
+extern const wt_recorder wt_recorder_samples, wt_recorder_counters, wt_recorder_heap, wt_recorder_timeline,
+    wt_recorder_longtask, wt_recorder_calls, wt_recorder_events;
 
 static const wt_recorder *const all[] = {
     &wt_recorder_samples,  /* the worker's clock: its tick time stamps every stop */
