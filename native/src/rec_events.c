@@ -14,16 +14,12 @@
 #include "registry.h"
 #include "session.h"
 
-static int running(const wt_session *s) {
-  return s && atomic_load_explicit(&((wt_session *)s)->state, memory_order_acquire) == WT_SESSION_RUNNING;
-}
-
 /* Gives a record to every running session that records its category and
  * started before it began. */
 static void dispatch(wt_session *const *sessions, int n, const wt_event_rec *rec) {
   for (int i = 0; i < n; i++) {
     wt_session *s = sessions[i];
-    if (!running(s) || rec->ts_us < s->start_us) continue;
+    if (!wt_session_running(s) || rec->ts_us < s->start_us) continue;
     if (!((atomic_load_explicit(&s->cat_mask, memory_order_relaxed) >> rec->cat) & 1)) continue;
     wt_session_record_event(s, rec);
   }
@@ -39,7 +35,7 @@ static void drain(wt_session *const *sessions, int n) {
     uint64_t dropped = atomic_load_explicit(&t->ring_dropped, memory_order_relaxed);
     if (dropped != t->dropped_seen) {
       for (int i = 0; i < n; i++) {
-        if (running(sessions[i]))
+        if (wt_session_running(sessions[i]))
           atomic_fetch_add_explicit(&sessions[i]->events_dropped, dropped - t->dropped_seen, memory_order_relaxed);
       }
       t->dropped_seen = dropped;

@@ -112,10 +112,6 @@ static void adopted(wt_session *s, void *state, double now) {
   ((heap_state *)state)->from_pos = wt_heap_drain_position();
 }
 
-static int running(const wt_session *s) {
-  return s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING;
-}
-
 /* A sampled allocation or its free that the session takes: its estimates,
  * and for the firefox format the allocation with its stack as a node of
  * the call tree (WT_REC_ALLOC) or its free (WT_REC_FREE); a growth of the
@@ -166,7 +162,7 @@ static void dispatch(const wt_heap_entry *e, void *ctx) {
   const table *t = ctx;
   for (int i = 0; i < t->n; i++) {
     wt_session *s = t->sessions[i];
-    heap_state *h = running(s) ? wt_recorder_state(s, &wt_recorder_heap) : NULL;
+    heap_state *h = wt_session_running(s) ? wt_recorder_state(s, &wt_recorder_heap) : NULL;
     /* An allocation drained before the session ran is not its own, nor is
      * its free: positions, not times, say which (heap.h). */
     if (!h || e->alloc_ts_us < s->start_us || (int32_t)(e->alloc_pos - h->from_pos) < 0) continue;

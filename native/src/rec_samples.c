@@ -57,17 +57,14 @@ static struct {
   int join; /* sessions adopted in this iteration join a running grid */
 } snap;
 
-static int running(const wt_session *s) {
-  return s && atomic_load_explicit(&((wt_session *)s)->state, memory_order_acquire) == WT_SESSION_RUNNING;
-}
-
 static int wanted(const wt_session_config *c) { return c->sampling; }
 
 /* Sessions adopted in this iteration join the grid of those that sample
  * already; with none, their first tick is taken at once. */
 static void adopting(wt_session *const *sessions, int n) {
   snap.join = 0;
-  for (int i = 0; i < n && !snap.join; i++) snap.join = running(sessions[i]) && sessions[i]->config.sampling;
+  for (int i = 0; i < n && !snap.join; i++)
+    snap.join = wt_session_running(sessions[i]) && sessions[i]->config.sampling;
 }
 
 /* Due at once (its first tick in this iteration) when it joins no grid,
@@ -118,7 +115,7 @@ static uint32_t snapshot(uint32_t nthreads) {
 }
 
 static int due(const wt_session *s, double t) {
-  return running(s) && s->config.sampling && s->grid.next_us <= t;
+  return wt_session_running(s) && s->config.sampling && s->grid.next_us <= t;
 }
 
 /* If a session is due at `t`, takes one snapshot of every live thread's

@@ -152,6 +152,11 @@ struct wt_session {
 /* Session table (api.c). */
 wt_session *wt_session_get(int id);
 
+/* Whether s is a session that records now (RUNNING); NULL is not. */
+static inline int wt_session_running(const wt_session *s) {
+  return s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING;
+}
+
 /* Worker side (session.c). */
 /* Sets a session up in two parts: wt_session_setup_sampling (cheap: what
  * the first sample needs) when the worker adopts it, then

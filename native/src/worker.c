@@ -77,10 +77,6 @@ static int active(wt_session *s) {
   return st == WT_SESSION_RUNNING || st == WT_SESSION_STOPPING;
 }
 
-static int running(wt_session *s) {
-  return s && atomic_load_explicit(&s->state, memory_order_acquire) == WT_SESSION_RUNNING;
-}
-
 /* ---- adopt and stop ---------------------------------------------------------- */
 
 /* Adopts a STARTING session at `now`: its recorders record from now on
@@ -134,7 +130,7 @@ static void adopt_phase(int nsessions, double now, int whole) {
 static void stop_phase(int nsessions, double t) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (running(s) && (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
+    if (wt_session_running(s) && (atomic_load_explicit(&s->stop_requested, memory_order_acquire) ||
                        (s->config.duration_ms && t - s->start_us >= s->config.duration_ms * 1000.0)))
       stop_session(s, nsessions, t);
   }
@@ -200,7 +196,7 @@ static void sample_counters(wt_session *s, double now) {
 static void counters_phase(int nsessions, double now) {
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (running(s)) sample_counters(s, now);
+    if (wt_session_running(s)) sample_counters(s, now);
   }
 }
 
@@ -214,12 +210,12 @@ static void app_heap_phase(worker_state *ws, int nsessions, double now) {
   if (now < ws->next_app_heap_us) return;
   ws->next_app_heap_us = now + APP_HEAP_EVERY_US;
   int any = 0;
-  for (int i = 0; i < nsessions && !any; i++) any = running(wt_rt.sessions[i]);
+  for (int i = 0; i < nsessions && !any; i++) any = wt_session_running(wt_rt.sessions[i]);
   size_t room = 0, keep = 0;
   if (!any || !wt_mem_app_short(&room, &keep)) return;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (running(s)) wt_session_note_app_short(s, room, keep);
+    if (wt_session_running(s)) wt_session_note_app_short(s, room, keep);
   }
 }
 
@@ -231,7 +227,7 @@ static double next_deadline(int nsessions, double now) {
   double next = now + IDLE_SLEEP_US;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!running(s)) continue;
+    if (!wt_session_running(s)) continue;
     next = wt_recorders_deadline(s, next);
     if (s->config.counters && s->next_counter_us < next) next = s->next_counter_us;
   }
@@ -326,7 +322,7 @@ static double shortest_period(int nsessions) {
   double p = 0;
   for (int i = 0; i < nsessions; i++) {
     wt_session *s = wt_rt.sessions[i];
-    if (!running(s)) continue;
+    if (!wt_session_running(s)) continue;
     double q = wt_recorders_period(s);
     if (q > 0 && (p == 0 || q < p)) p = q;
   }
